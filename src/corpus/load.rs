@@ -1,0 +1,165 @@
+//! The one loader behind every format: positions, ids, dates, empty records and errors.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::fields::{describe, Fields};
+use super::{beir, detect, jsonl, quantemp, Claim, Corpus, Document, Format, PubDate};
+use crate::error::{Error, Position, Result};
+use crate::io::{json_error, position_at, read_utf8, JsonlLines, Record};
+
+/// How many undated records a [`LoadSummary`] shows.
+const UNDATED_EXAMPLES: usize = 5;
+
+/// A document as a format reader maps it, before the shared checks.
+pub(super) struct RawDocument {
+    pub id: String,
+    pub title: String,
+    pub text: String,
+    pub url: Option<String>,
+    pub date: Option<String>,
+}
+
+/// A claim as a format reader maps it, before the shared checks.
+pub(super) struct RawClaim<'a> {
+    pub id: String,
+    pub text: &'a str,
+    /// The date field's name in this format and its value.
+    pub date: Option<(&'static str, &'a str)>,
+}
+
+/// The records of a file, each with its position, and the key it was stored under (QuanTemp++
+/// objects) or its index (QuanTemp++ lists).
+struct Records<'a> {
+    items: Vec<(Option<String>, Record<'a>)>,
+}
+
+/// Reads the evidence collection at `path`.
+pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
+    let (format, file) = detect::corpus(path, format)?;
+    let text = read_utf8(&file)?;
+    let records = match format {
+        Format::Quantemp => object_records(&file, &text)?,
+        _ => line_records(&text),
+    };
+    let mut corpus = Corpus::default();
+    let mut first_line: HashMap<String, usize> = HashMap::with_capacity(records.items.len());
+    for (key, record) in &records.items {
+        let map = Fields::parse(&file, record.at, record.text)?;
+        let fields = Fields { map: &map, path: &file, at: record.at };
+        let raw = match format {
+            Format::Beir => beir::document(&fields)?,
+            Format::Quantemp => quantemp::document(key.as_deref().unwrap_or_default(), &fields)?,
+            Format::Jsonl | Format::Auto => jsonl::document(&fields)?,
+        };
+        corpus.summary.records += 1;
+        check_unique(&file, &mut first_line, &raw.id, record.at.line)?;
+        if raw.title.trim().is_empty() && raw.text.trim().is_empty() {
+            corpus.summary.skipped_empty += 1;
+            continue;
+        }
+        let date = raw.date.as_deref().and_then(PubDate::parse);
+        if date.is_none() {
+            corpus.summary.undated += 1;
+            if corpus.summary.undated_examples.len() < UNDATED_EXAMPLES {
+                let shown = raw.date.clone().unwrap_or_else(|| "(none)".to_string());
+                corpus.summary.undated_examples.push((record.at.line, shown));
+            }
+        }
+        corpus.documents.push(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date });
+    }
+    corpus.summary.documents = corpus.documents.len();
+    Ok(corpus)
+}
+
+/// Reads the claims at `path`; with `only`, keeps just the claims whose ids it holds (the queries
+/// judged in a qrels file), in file order.
+pub fn load_claims(path: &Path, format: Format, only: Option<&HashSet<String>>) -> Result<Vec<Claim>> {
+    let (format, file) = detect::claims(path, format)?;
+    let text = read_utf8(&file)?;
+    let records = match format {
+        Format::Quantemp => list_records(&file, &text)?,
+        _ => line_records(&text),
+    };
+    let mut claims = Vec::with_capacity(records.items.len());
+    let mut first_line: HashMap<String, usize> = HashMap::new();
+    for (index, record) in &records.items {
+        let map = Fields::parse(&file, record.at, record.text)?;
+        let fields = Fields { map: &map, path: &file, at: record.at };
+        let raw = match format {
+            Format::Beir => beir::claim(&fields)?,
+            Format::Quantemp => quantemp::claim(index.as_deref().unwrap_or_default(), &fields)?,
+            Format::Jsonl | Format::Auto => jsonl::claim(&fields)?,
+        };
+        check_unique(&file, &mut first_line, &raw.id, record.at.line)?;
+        if only.is_some_and(|keep| !keep.contains(&raw.id)) {
+            continue;
+        }
+        if raw.text.trim().is_empty() {
+            return Err(fields.error(if format == Format::Quantemp { "claim" } else { "text" }, "the claim's text", "an empty string".into()));
+        }
+        let date = match raw.date {
+            None => None,
+            Some((field, value)) => Some(PubDate::parse(value).ok_or_else(|| {
+                fields.error(field, "a date like 2021-03-21 (see the date forms in the README)", describe(&value.into()))
+            })?),
+        };
+        claims.push(Claim { id: raw.id, text: raw.text.to_string(), date });
+    }
+    Ok(claims)
+}
+
+fn check_unique(path: &Path, first_line: &mut HashMap<String, usize>, id: &str, line: usize) -> Result<()> {
+    if let Some(&first) = first_line.get(id) {
+        return Err(Error::DuplicateId { path: path.to_path_buf(), id: id.to_string(), first_line: first, line });
+    }
+    first_line.insert(id.to_string(), line);
+    Ok(())
+}
+
+fn line_records(text: &str) -> Records<'_> {
+    Records { items: JsonlLines::new(text).map(|r| (None, r)).collect() }
+}
+
+/// The entries of a top-level JSON object, each with the position of its value.
+fn object_records<'a>(path: &Path, text: &'a str) -> Result<Records<'a>> {
+    struct Entries<'a>(Vec<(String, &'a RawValue)>);
+    struct EntriesVisitor;
+    impl<'de> Visitor<'de> for EntriesVisitor {
+        type Value = Entries<'de>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object of documents keyed by id")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut entries = Vec::new();
+            // Entries are kept in file order, repeats included, so a duplicate key is reported
+            // with both lines instead of silently overwriting the first.
+            while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                entries.push(entry);
+            }
+            Ok(Entries(entries))
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let entries = de
+        .deserialize_map(EntriesVisitor)
+        .and_then(|e| de.end().map(|()| e))
+        .map_err(|e| json_error(path, Position { line: 1, column: Some(1) }, &e))?;
+    Ok(Records { items: entries.0.into_iter().map(|(key, raw)| (Some(key), record_in(text, raw))).collect() })
+}
+
+/// The items of a top-level JSON array, each with its index and position.
+fn list_records<'a>(path: &Path, text: &'a str) -> Result<Records<'a>> {
+    let items: Vec<&RawValue> =
+        serde_json::from_str(text).map_err(|e| json_error(path, Position { line: 1, column: Some(1) }, &e))?;
+    Ok(Records { items: items.into_iter().enumerate().map(|(i, raw)| (Some(i.to_string()), record_in(text, raw))).collect() })
+}
+
+/// A raw value borrowed from `text`, with its position computed from where it lies in `text`.
+fn record_in<'a>(text: &'a str, raw: &'a RawValue) -> Record<'a> {
+    let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+    Record { text: raw.get(), at: position_at(text, offset) }
+}

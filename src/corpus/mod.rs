@@ -1,0 +1,100 @@
+//! Evidence documents and claims, read from the formats researchers publish them in.
+//!
+//! In: a path and a [`Format`] (or [`Format::Auto`]). Out: [`Corpus`] (documents plus a
+//! [`LoadSummary`]) or a list of [`Claim`]s.
+//!
+//! | format | documents | claims |
+//! |---|---|---|
+//! | `jsonl` | `{"id", "title"?, "text", "date"?, "url"?}` a line | `{"id", "text", "date"?}` a line |
+//! | `beir` | folder with `corpus.jsonl` (`_id`, `title`, `text`, `metadata`) | `queries.jsonl` (`_id`, `text`) |
+//! | `quantemp` | QuanTemp++ `corpus.json`: `{"<id>": {"title", "snippet", "date", "link"/"url", "text"?}}` | `{split}.json`: a list, text in `claim`, date in `published`, id = position |
+//!
+//! Invariants of what comes out:
+//! - ids are unique (a repeat is [`Error::DuplicateId`](crate::Error::DuplicateId) naming both lines);
+//! - a document's date is either one of the forms in [`date`] or absent: unparseable dates are
+//!   counted as undated, with the first examples kept, never guessed;
+//! - documents whose title and text are both empty are skipped and counted;
+//! - a claim's date, when given, must parse: a wrong cutoff would silently change results.
+//!
+//! Reading lines, positions, UTF-8, ids, dates and errors is written once (`load.rs`); each
+//! format's file only maps one parsed record to a document or a claim.
+
+mod beir;
+pub mod date;
+mod detect;
+mod fields;
+mod jsonl;
+mod load;
+mod quantemp;
+
+pub use date::{DayNumber, Precision, PubDate};
+pub use load::{load_claims, load_corpus};
+
+/// One evidence document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// The collection's own id (BEIR `_id`, QuanTemp++ key).
+    pub id: String,
+    /// Title, empty when the collection has none.
+    pub title: String,
+    /// Body text (for QuanTemp++: the snippet, or `text` when present).
+    pub text: String,
+    /// Source address, when given.
+    pub url: Option<String>,
+    /// Publication date, when given in one of the accepted forms.
+    pub date: Option<PubDate>,
+}
+
+/// One claim to find evidence for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The claim's id (for QuanTemp++ lists, its position in the list, as the qrels key it).
+    pub id: String,
+    /// The claim as written.
+    pub text: String,
+    /// When the claim was made: evidence must be published strictly before.
+    pub date: Option<PubDate>,
+}
+
+/// A loaded evidence collection.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    /// The documents, in file order.
+    pub documents: Vec<Document>,
+    /// What loading counted.
+    pub summary: LoadSummary,
+}
+
+/// Counts from loading a collection.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LoadSummary {
+    /// Records read.
+    pub records: usize,
+    /// Documents kept.
+    pub documents: usize,
+    /// Kept documents without a usable date.
+    pub undated: usize,
+    /// Up to five undated records: `(line, the date field as found or "(none)")`.
+    pub undated_examples: Vec<(usize, String)>,
+    /// Records skipped because their title and text were empty.
+    pub skipped_empty: usize,
+}
+
+/// The layout of an input file or folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Detect from the path and the first record.
+    Auto,
+    /// quantir JSONL.
+    Jsonl,
+    /// BEIR (folder with corpus.jsonl / queries.jsonl, or one of those files).
+    Beir,
+    /// QuanTemp++ (corpus.json object, or a claims list).
+    Quantemp,
+}
+
+impl Format {
+    /// The `--format` values, for messages.
+    pub const CHOICES: &'static str = "auto|jsonl|beir|quantemp";
+}

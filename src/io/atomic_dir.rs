@@ -1,0 +1,137 @@
+//! Replacing a folder all at once, so readers see either the old contents or the new, never a mix.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// A folder being built beside its final place (`.NAME.staging-PID` in the same parent, hence on
+/// the same file system) and moved into place by [`AtomicDir::commit`].
+///
+/// Invariants:
+/// - until `commit`, the target is untouched: a crash or a `kill -9` mid-build leaves the old
+///   folder as it was (the staging folder is left behind and removed by the next build);
+/// - dropping an uncommitted `AtomicDir` (an error while building) removes the staging folder;
+/// - on Linux, `commit` swaps old and new with `renameat2(RENAME_EXCHANGE)`, so the target path
+///   always names a complete folder; elsewhere the old folder is moved aside first, leaving a
+///   moment with no folder at the target (never a half-written one).
+#[derive(Debug)]
+pub struct AtomicDir {
+    target: PathBuf,
+    staging: PathBuf,
+    committed: bool,
+}
+
+impl AtomicDir {
+    /// Starts a new staging folder for `target`, clearing staging folders that crashed builds left.
+    pub fn create(target: &Path) -> Result<Self> {
+        let name = target
+            .file_name()
+            .ok_or_else(|| Error::InvalidArgument {
+                name: "--index",
+                message: format!("{} has no folder name", target.display()),
+            })?
+            .to_string_lossy()
+            .into_owned();
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+        remove_stale_staging(&parent, &name);
+        let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
+        if staging.exists() {
+            std::fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+        }
+        std::fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
+        Ok(AtomicDir { target: target.to_path_buf(), staging, committed: false })
+    }
+
+    /// The staging folder to write into.
+    pub fn path(&self) -> &Path {
+        &self.staging
+    }
+
+    /// Moves the staging folder into place, replacing any previous folder at the target.
+    pub fn commit(mut self) -> Result<()> {
+        if self.target.exists() {
+            exchange(&self.staging, &self.target)?;
+            // The old folder now sits at the staging path.
+            std::fs::remove_dir_all(&self.staging).map_err(|e| Error::io(&self.staging, e))?;
+        } else {
+            std::fs::rename(&self.staging, &self.target).map_err(|e| Error::io(&self.target, e))?;
+        }
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for AtomicDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// Removes `.NAME.staging-PID` folders whose process is gone (left by a crash or `kill -9`).
+fn remove_stale_staging(parent: &Path, name: &str) {
+    let prefix = format!(".{name}.staging-");
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file_name.strip_prefix(&prefix) else { continue };
+        let alive = pid.parse::<u32>().is_ok_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+        if !alive || pid == std::process::id().to_string() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(|e| Error::io(p, e.into()));
+    let (ca, cb) = (c(a)?, c(b)?);
+    // SAFETY: both pointers are valid NUL-terminated paths for the duration of the call.
+    let rc = unsafe {
+        libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE)
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Error::io(b, std::io::Error::last_os_error()))
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(staging: &Path, target: &Path) -> Result<()> {
+    let aside = staging.with_extension("old");
+    std::fs::rename(target, &aside).map_err(|e| Error::io(target, e))?;
+    std::fs::rename(staging, target).map_err(|e| Error::io(target, e))?;
+    std::fs::rename(&aside, staging).map_err(|e| Error::io(staging, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_replaces_and_drop_discards() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("idx");
+        let first = AtomicDir::create(&target).unwrap();
+        std::fs::write(first.path().join("v"), "1").unwrap();
+        first.commit().unwrap();
+        let second = AtomicDir::create(&target).unwrap();
+        std::fs::write(second.path().join("v"), "2").unwrap();
+        drop(second);
+        assert_eq!(std::fs::read_to_string(target.join("v")).unwrap(), "1");
+        let third = AtomicDir::create(&target).unwrap();
+        std::fs::write(third.path().join("v"), "3").unwrap();
+        third.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(target.join("v")).unwrap(), "3");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("idx")]);
+    }
+}

@@ -1,0 +1,105 @@
+//! Reading text inputs so that every record knows its line (and column) in its file.
+
+use std::path::Path;
+
+use crate::error::{Error, Position, Result};
+
+/// Reads a whole file as UTF-8; invalid bytes are an error naming their line and column.
+pub fn read_utf8(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let byte_offset = e.utf8_error().valid_up_to();
+        let bytes = e.into_bytes();
+        // The prefix up to the bad byte is valid, so positions can be counted on it.
+        let valid = std::str::from_utf8(&bytes[..byte_offset]).expect("prefix checked by from_utf8");
+        Error::NotUtf8 { path: path.to_path_buf(), at: position_at(valid, byte_offset), byte_offset }
+    })
+}
+
+/// The 1-based line and column (in characters) of `byte_offset` in `text`.
+pub fn position_at(text: &str, byte_offset: usize) -> Position {
+    let before = &text[..byte_offset.min(text.len())];
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Position { line, column: Some(before[line_start..].chars().count() + 1) }
+}
+
+/// Turns a serde_json error on a record that starts at `base` (the record's own position in the
+/// file) into [`Error::Malformed`] with the position in the file.
+pub fn json_error(path: &Path, base: Position, err: &serde_json::Error) -> Error {
+    let at = if err.line() <= 1 {
+        Position { line: base.line, column: Some(base.column.unwrap_or(1) + err.column().saturating_sub(1)) }
+    } else {
+        Position { line: base.line + err.line() - 1, column: Some(err.column()) }
+    };
+    // serde_json appends " at line L column C" relative to the record; the position is ours.
+    let message = err.to_string();
+    let message = match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    };
+    Error::Malformed { path: path.to_path_buf(), at, message }
+}
+
+/// One record of a line- or JSON-structured file: its raw text and where it starts.
+#[derive(Debug, Clone, Copy)]
+pub struct Record<'a> {
+    /// The record's text (one JSONL line, or one JSON value inside a larger document).
+    pub text: &'a str,
+    /// Where the record starts in its file.
+    pub at: Position,
+}
+
+/// The non-blank lines of a JSONL text, each with its 1-based line number.
+///
+/// A trailing `\r` is dropped (files written on Windows), blank lines are skipped.
+pub struct JsonlLines<'a> {
+    lines: std::iter::Enumerate<std::str::Split<'a, char>>,
+}
+
+impl<'a> JsonlLines<'a> {
+    /// Iterates over the lines of `text`.
+    pub fn new(text: &'a str) -> Self {
+        JsonlLines { lines: text.split('\n').enumerate() }
+    }
+}
+
+impl<'a> Iterator for JsonlLines<'a> {
+    type Item = Record<'a>;
+
+    fn next(&mut self) -> Option<Record<'a>> {
+        for (index, line) in self.lines.by_ref() {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if !line.trim().is_empty() {
+                return Some(Record { text: line, at: Position { line: index + 1, column: Some(1) } });
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters_not_bytes() {
+        let text = "ab\nçé{x";
+        assert_eq!(position_at(text, text.find('{').unwrap()), Position { line: 2, column: Some(3) });
+    }
+
+    #[test]
+    fn invalid_utf8_names_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.jsonl");
+        std::fs::write(&path, b"{\"id\":\"1\"}\n{\"id\":\"\xff\"}\n").unwrap();
+        let err = read_utf8(&path).unwrap_err();
+        assert!(err.to_string().ends_with("bad.jsonl:2:8: invalid UTF-8 (byte offset 18 in the file)"), "{err}");
+    }
+
+    #[test]
+    fn jsonl_lines_skip_blanks_and_keep_numbers() {
+        let lines: Vec<_> = JsonlLines::new("a\r\n\n  \nb\n").map(|r| (r.text, r.at.line)).collect();
+        assert_eq!(lines, vec![("a", 1), ("b", 4)]);
+    }
+}
