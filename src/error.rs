@@ -157,7 +157,7 @@ impl Error {
 }
 
 /// Shortens a found value for an error message, keeping it on one line.
-pub(crate) fn shorten(found: &str) -> String {
+pub fn shorten(found: &str) -> String {
     const MAX_CHARS: usize = 60;
     let one_line: String = found.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     if one_line.chars().count() <= MAX_CHARS {

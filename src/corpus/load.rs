@@ -46,6 +46,7 @@ pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
         _ => line_records(&text),
     };
     let mut corpus = Corpus::default();
+    corpus.summary.file = file.clone();
     let mut first_line: HashMap<String, usize> = HashMap::with_capacity(records.items.len());
     for (key, record) in &records.items {
         let map = Fields::parse(&file, record.at, record.text)?;
@@ -64,9 +65,12 @@ pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
         let date = raw.date.as_deref().and_then(PubDate::parse);
         if date.is_none() {
             corpus.summary.undated += 1;
-            if corpus.summary.undated_examples.len() < UNDATED_EXAMPLES {
-                let shown = raw.date.clone().unwrap_or_else(|| "(none)".to_string());
-                corpus.summary.undated_examples.push((record.at.line, shown));
+            match &raw.date {
+                None => corpus.summary.no_date_field += 1,
+                Some(found) if corpus.summary.undated_examples.len() < UNDATED_EXAMPLES => {
+                    corpus.summary.undated_examples.push((record.at.line, found.clone()));
+                }
+                Some(_) => {}
             }
         }
         corpus.documents.push(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date });

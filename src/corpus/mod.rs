@@ -68,16 +68,20 @@ pub struct Corpus {
 /// Counts from loading a collection.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct LoadSummary {
+    /// The file the records were read from (inside the folder, for BEIR).
+    pub file: std::path::PathBuf,
     /// Records read.
     pub records: usize,
     /// Documents kept.
     pub documents: usize,
     /// Kept documents without a usable date.
     pub undated: usize,
-    /// Up to five undated records: `(line, the date field as found or "(none)")`.
+    /// Up to five undated records that had a date field: `(line, the field as found)`.
     pub undated_examples: Vec<(usize, String)>,
     /// Records skipped because their title and text were empty.
     pub skipped_empty: usize,
+    /// Undated records with no date field at all.
+    pub no_date_field: usize,
 }
 
 /// The layout of an input file or folder.

@@ -1,0 +1,57 @@
+//! `quantir index`.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use quantir::corpus::{load_corpus, Format};
+use quantir::index::{build, Bm25Params, IndexConfig};
+
+use super::args::{Bm25Args, ThreadsArgs};
+use super::progress::Bar;
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// The evidence corpus: a JSONL file, a BEIR folder, or a QuanTemp++ corpus.json
+    #[arg(long, value_name = "PATH")]
+    corpus: PathBuf,
+    /// Corpus layout
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    format: Format,
+    /// Where the index goes (replaced atomically when the build succeeds)
+    #[arg(long, value_name = "DIR")]
+    index: PathBuf,
+    #[command(flatten)]
+    bm25: Bm25Args,
+    #[command(flatten)]
+    threads: ThreadsArgs,
+}
+
+pub fn run(args: IndexArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let corpus = load_corpus(&args.corpus, args.format)?;
+    let loaded = started.elapsed().as_secs_f64();
+    let config = IndexConfig { bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(), threads: args.threads.threads };
+    let summary = build(&corpus, &args.corpus, &args.index, &config, &Bar::default())
+        .with_context(|| format!("building the index at {}", args.index.display()))?;
+    let total = started.elapsed().as_secs_f64();
+    eprintln!(
+        "indexed {} documents ({} undated, {} skipped as empty) into {} in {:.2} s ({:.0} docs/s; loading took {:.2} s)",
+        summary.documents,
+        summary.undated,
+        summary.skipped_empty,
+        args.index.display(),
+        total,
+        summary.documents as f64 / total.max(1e-9),
+        loaded,
+    );
+    let loaded = &corpus.summary;
+    if loaded.no_date_field > 0 {
+        eprintln!("  {} documents have no date field", loaded.no_date_field);
+    }
+    for (line, found) in &loaded.undated_examples {
+        eprintln!("  undated: {}:{line}: date {} is not a date quantir reads", loaded.file.display(), quantir::error::shorten(found));
+    }
+    Ok(())
+}

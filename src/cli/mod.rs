@@ -1,0 +1,43 @@
+//! The command line: the only module that knows clap, stdout, terminals and progress bars.
+//! Each subcommand maps its flags to a library config, calls one library function and prints
+//! the result.
+
+mod args;
+mod eval;
+mod index;
+mod progress;
+mod run;
+mod search;
+
+use clap::{Parser, Subcommand};
+
+/// quantir: evidence retrieval for numerical claims, with an exact publication-date cutoff.
+#[derive(Debug, Parser)]
+#[command(name = "quantir", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build a BM25 index from an evidence corpus (atomically replacing any index there).
+    Index(index::IndexArgs),
+    /// Search an index for one claim or query.
+    Search(search::SearchArgs),
+    /// Run a batch of claims into a TREC run file, each with its own date cutoff.
+    Run(run::RunArgs),
+    /// Evaluate a TREC run against qrels with trec_eval's measures.
+    Eval(eval::EvalArgs),
+}
+
+/// Parses the arguments and runs the command.
+pub fn run() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Index(args) => index::run(args),
+        Command::Search(args) => search::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Eval(args) => eval::run(args),
+    }
+}

@@ -1,0 +1,80 @@
+//! `quantir run`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use quantir::corpus::{load_claims, Format};
+use quantir::engine::{run_claims, RunConfig};
+use quantir::eval::{evaluate, Completeness, Measure};
+use quantir::index::Index;
+use quantir::trec::{Qrels, QrelsFormat, DEFAULT_TAG};
+
+use super::args::{Bm25Args, CutoffArgs, ThreadsArgs};
+use super::progress::Bar;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The index folder
+    #[arg(long, value_name = "DIR")]
+    index: PathBuf,
+    /// Claims: quantir JSONL, BEIR queries.jsonl (or its folder), or a QuanTemp++ claims list
+    #[arg(long, value_name = "PATH")]
+    claims: PathBuf,
+    /// Claims layout
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    format: Format,
+    /// Run only the queries judged in this qrels file (TREC, BEIR tsv or QuanTemp++ JSON)
+    #[arg(long, value_name = "PATH")]
+    qrels: Option<PathBuf>,
+    /// Documents per claim
+    #[arg(short, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    k: u64,
+    /// Drop a hit whose id equals the query id (BEIR convention)
+    #[arg(long)]
+    remove_query: bool,
+    #[command(flatten)]
+    cutoff: CutoffArgs,
+    /// The TREC run file to write
+    #[arg(long, value_name = "RUN")]
+    output: PathBuf,
+    /// Evaluate the run against these qrels right after (nDCG@10, R@10, R@100, MRR, MAP)
+    #[arg(long, value_name = "QRELS")]
+    eval: Option<PathBuf>,
+    #[command(flatten)]
+    bm25: Bm25Args,
+    #[command(flatten)]
+    threads: ThreadsArgs,
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let index = Index::open(&args.index)?;
+    let judged = match &args.qrels {
+        Some(path) => Some(Qrels::read(path, QrelsFormat::Auto)?.query_ids()),
+        None => None,
+    };
+    let claims = load_claims(&args.claims, args.format, judged.as_ref())?;
+    let config = RunConfig {
+        k: args.k as usize,
+        bm25: args.bm25.over(index.manifest().bm25),
+        default_before: args.cutoff.before,
+        undated: args.cutoff.undated,
+        remove_query: args.remove_query,
+        threads: args.threads.threads,
+    };
+    let (run, summary) = run_claims(&index, &claims, &config, &Bar::default())?;
+    run.write_trec(&args.output, DEFAULT_TAG)?;
+    eprintln!(
+        "ran {} claims ({} with a date cutoff) in {:.2} s ({:.0} claims/s) into {}",
+        summary.claims,
+        summary.with_cutoff,
+        summary.seconds,
+        summary.claims as f64 / summary.seconds.max(1e-9),
+        args.output.display()
+    );
+    if let Some(path) = &args.eval {
+        let qrels = Qrels::read(path, QrelsFormat::Auto)?;
+        let evaluation = evaluate(&run, &qrels, &Measure::DEFAULTS, Completeness::Complete);
+        super::eval::print_means(&evaluation);
+    }
+    Ok(())
+}

@@ -1,0 +1,51 @@
+//! `quantir search`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use quantir::engine;
+use quantir::index::Index;
+use quantir::retrieve::Cutoff;
+
+use super::args::{Bm25Args, CutoffArgs};
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The index folder
+    #[arg(long, value_name = "DIR")]
+    index: PathBuf,
+    #[command(flatten)]
+    cutoff: CutoffArgs,
+    /// Number of hits
+    #[arg(short, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    k: u64,
+    /// Print {"hits": [{"id","score","date","title","text","url"}]}
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    bm25: Bm25Args,
+    /// The claim or query
+    query: String,
+}
+
+pub fn run(args: SearchArgs) -> anyhow::Result<()> {
+    let index = Index::open(&args.index)?;
+    let cutoff = Cutoff { before: args.cutoff.before, undated: args.cutoff.undated };
+    let bm25 = args.bm25.over(index.manifest().bm25);
+    let hits = engine::search(&index, &args.query, &cutoff, args.k as usize, bm25)?;
+    if args.json {
+        println!("{}", serde_json::json!({ "hits": hits }));
+        return Ok(());
+    }
+    for (i, hit) in hits.iter().enumerate() {
+        let date = hit.date.as_deref().unwrap_or("undated");
+        let title = if hit.title.is_empty() { String::new() } else { format!("  {}", hit.title) };
+        println!("{:>3}. {}  {:.4}  {}{}", i + 1, hit.id, hit.score, date, title);
+        let snippet: String = hit.text.chars().take(200).collect();
+        println!("     {snippet}{}", if hit.text.chars().count() > 200 { "…" } else { "" });
+    }
+    if hits.is_empty() {
+        eprintln!("no documents match");
+    }
+    Ok(())
+}

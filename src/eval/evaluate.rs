@@ -1,0 +1,141 @@
+//! Evaluating a run: per-query values and means.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::measure::Measure;
+use super::measures::{self, Judged};
+use crate::trec::{Qrels, Run, ScoredDoc};
+
+/// What to do with judged queries the run has no results for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Completeness {
+    /// Leave them out of the means (trec_eval's default).
+    #[default]
+    RunQueriesOnly,
+    /// Count them with every measure at 0 (trec_eval `-c`).
+    Complete,
+}
+
+/// The values of a run's evaluation.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Evaluation {
+    /// The measures, in the order asked.
+    pub measures: Vec<Measure>,
+    /// Query id → one value per measure.
+    pub per_query: BTreeMap<String, Vec<f64>>,
+    /// Means over the evaluated queries, one per measure.
+    pub mean: Vec<f64>,
+    /// Judged queries with relevant documents but missing from the run.
+    pub missing_from_run: usize,
+    /// Run queries without judgments, or whose judgments have no relevant document: skipped.
+    pub skipped_unjudged: usize,
+}
+
+/// Evaluates `run` against `qrels` with trec_eval's semantics (module doc of [`crate::eval`]).
+pub fn evaluate(run: &Run, qrels: &Qrels, measures: &[Measure], completeness: Completeness) -> Evaluation {
+    let mut evaluation = Evaluation { measures: measures.to_vec(), ..Default::default() };
+    let lists: HashMap<&str, &[ScoredDoc]> = run.queries.iter().map(|l| (l.qid.as_str(), l.docs.as_slice())).collect();
+    for list in &run.queries {
+        let has_relevant = qrels.judgments.get(&list.qid).is_some_and(|j| j.values().any(|&g| g >= 1));
+        if !has_relevant {
+            evaluation.skipped_unjudged += 1;
+        }
+    }
+    let mut rels = Vec::new();
+    let mut judged = Vec::new();
+    for (qid, judgments) in &qrels.judgments {
+        let num_rel = judgments.values().filter(|&&g| g >= 1).count();
+        if num_rel == 0 {
+            continue;
+        }
+        let Some(docs) = lists.get(qid.as_str()) else {
+            evaluation.missing_from_run += 1;
+            if completeness == Completeness::Complete {
+                evaluation.per_query.insert(qid.clone(), vec![0.0; measures.len()]);
+            }
+            continue;
+        };
+        let mut ranked: Vec<&ScoredDoc> = docs.iter().collect();
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.docid.cmp(&a.docid)));
+        rels.clear();
+        judged.clear();
+        for doc in &ranked {
+            let grade = judgments.get(&doc.docid);
+            rels.push(grade.copied().unwrap_or(0));
+            judged.push(grade.is_some());
+        }
+        let mut ideal: Vec<i32> = judgments.values().copied().filter(|&g| g > 0).collect();
+        ideal.sort_unstable_by(|a, b| b.cmp(a));
+        let j = Judged { rels: &rels, judged: &judged, num_rel, ideal: &ideal };
+        let values = measures.iter().map(|m| value(&j, *m)).collect();
+        evaluation.per_query.insert(qid.clone(), values);
+    }
+    let n = evaluation.per_query.len();
+    evaluation.mean = (0..measures.len())
+        .map(|i| if n == 0 { 0.0 } else { evaluation.per_query.values().map(|v| v[i]).sum::<f64>() / n as f64 })
+        .collect();
+    evaluation
+}
+
+fn value(j: &Judged, measure: Measure) -> f64 {
+    match measure {
+        Measure::NdcgCut(k) => measures::ndcg_cut(j, k),
+        Measure::Recall(k) => measures::recall(j, k),
+        Measure::Precision(k) => measures::precision(j, k),
+        Measure::Map => measures::average_precision(j, usize::MAX),
+        Measure::MapCut(k) => measures::average_precision(j, k),
+        Measure::RecipRank => measures::recip_rank(j),
+        Measure::Success(k) => measures::success(j, k),
+        Measure::RPrec => measures::r_precision(j),
+        Measure::Judged(k) => measures::judged(j, k),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trec::RankedList;
+
+    fn doc(id: &str, score: f64) -> ScoredDoc {
+        ScoredDoc { docid: id.into(), score }
+    }
+
+    #[test]
+    fn hand_computed_values() {
+        // Ranking by score: d1 (rel 2), d3 (unjudged), d2 (rel 1); d4 (rel 1) not retrieved.
+        let run = Run { queries: vec![RankedList { qid: "q".into(), docs: vec![doc("d2", 1.0), doc("d1", 3.0), doc("d3", 2.0)] }] };
+        let mut qrels = Qrels::default();
+        qrels.judgments.insert("q".into(), [("d1".into(), 2), ("d2".into(), 1), ("d4".into(), 1)].into_iter().collect());
+        let measures = [Measure::NdcgCut(3), Measure::Recall(3), Measure::Precision(2), Measure::Map, Measure::RecipRank];
+        let e = evaluate(&run, &qrels, &measures, Completeness::RunQueriesOnly);
+        let v = &e.per_query["q"];
+        let dcg = 2.0 + 1.0 / 4f64.log2();
+        let idcg = 2.0 + 1.0 / 3f64.log2() + 1.0 / 4f64.log2();
+        assert!((v[0] - dcg / idcg).abs() < 1e-12);
+        assert!((v[1] - 2.0 / 3.0).abs() < 1e-12);
+        assert!((v[2] - 0.5).abs() < 1e-12);
+        assert!((v[3] - (1.0 + 2.0 / 3.0) / 3.0).abs() < 1e-12);
+        assert_eq!(v[4], 1.0);
+    }
+
+    #[test]
+    fn ties_are_broken_by_docid_descending() {
+        let run = Run { queries: vec![RankedList { qid: "q".into(), docs: vec![doc("a", 1.0), doc("b", 1.0)] }] };
+        let mut qrels = Qrels::default();
+        qrels.judgments.insert("q".into(), [("a".into(), 1)].into_iter().collect());
+        let e = evaluate(&run, &qrels, &[Measure::RecipRank], Completeness::RunQueriesOnly);
+        assert_eq!(e.per_query["q"][0], 0.5, "b sorts before a");
+    }
+
+    #[test]
+    fn missing_queries_count_only_when_complete() {
+        let run = Run { queries: vec![RankedList { qid: "q1".into(), docs: vec![doc("a", 1.0)] }] };
+        let mut qrels = Qrels::default();
+        qrels.judgments.insert("q1".into(), [("a".into(), 1)].into_iter().collect());
+        qrels.judgments.insert("q2".into(), [("b".into(), 1)].into_iter().collect());
+        let default = evaluate(&run, &qrels, &[Measure::RecipRank], Completeness::RunQueriesOnly);
+        assert_eq!((default.mean[0], default.missing_from_run), (1.0, 1));
+        let complete = evaluate(&run, &qrels, &[Measure::RecipRank], Completeness::Complete);
+        assert_eq!(complete.mean[0], 0.5);
+    }
+}

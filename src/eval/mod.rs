@@ -1,0 +1,23 @@
+//! Evaluation of runs against qrels with trec_eval's measures and semantics.
+//!
+//! In: a [`Run`](crate::trec::Run), [`Qrels`](crate::trec::Qrels), [`Measure`]s. Out: per-query
+//! values and their means ([`Evaluation`]).
+//!
+//! Semantics are trec_eval 9's, so the numbers equal trec_eval's and pytrec_eval's:
+//! - a query's documents are ranked by score descending, ties by docid descending — not by the
+//!   run file's rank column or line order;
+//! - a document is relevant when its grade is ≥ 1; unjudged documents are not relevant; nDCG's
+//!   gains are the grades themselves (linear), grades ≤ 0 gain nothing;
+//! - only queries that are both in the run and in the qrels are evaluated; with
+//!   [`Completeness::Complete`] (trec_eval `-c`), a judged query missing from the run counts
+//!   with every measure at 0;
+//! - `all` is the arithmetic mean over the evaluated queries.
+//!
+//! One file per measure, each with its formula.
+
+mod measure;
+mod measures;
+mod evaluate;
+
+pub use evaluate::{evaluate, Completeness, Evaluation};
+pub use measure::Measure;

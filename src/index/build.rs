@@ -1,0 +1,143 @@
+//! `quantir index`: a corpus into a BM25 index folder, atomically.
+
+use std::path::Path;
+use std::time::Instant;
+
+use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED, STRING};
+use tantivy::{IndexWriter, TantivyDocument};
+
+use super::manifest::{Bm25Params, Manifest};
+use super::open::{UNDATED_KEY, FIELD_BODY, FIELD_DATE, FIELD_DATE_KEY, FIELD_ID, FIELD_RANK, FIELD_TEXT, FIELD_TITLE, FIELD_URL};
+use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
+use crate::corpus::Corpus;
+use crate::error::{Error, Result};
+use crate::io::{AtomicDir, Progress};
+
+/// Memory tantivy's writer may use before it flushes a segment, all threads together. Large
+/// enough that a 165k-snippet corpus makes a segment per thread, small enough for CI's 24 GiB.
+const WRITER_MEMORY_BYTES: usize = 512 << 20;
+
+/// How a BM25 index is built.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IndexConfig {
+    /// Default BM25 parameters recorded in the manifest (searches may override them).
+    pub bm25: Bm25Params,
+    /// Indexing threads; 0 means one per core.
+    pub threads: usize,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig { bm25: Bm25Params::default(), threads: 0 }
+    }
+}
+
+/// What a build did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BuildSummary {
+    /// Documents indexed.
+    pub documents: usize,
+    /// Of which undated.
+    pub undated: usize,
+    /// Records skipped as empty.
+    pub skipped_empty: usize,
+    /// Wall-clock seconds of the build (not of loading the corpus).
+    pub seconds: f64,
+}
+
+/// Builds the index for `corpus` at `target`, replacing any index there only once the new one is
+/// complete. `corpus_path` is recorded in the manifest.
+pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexConfig, progress: &dyn Progress) -> Result<BuildSummary> {
+    config.bm25.validate()?;
+    let started = Instant::now();
+    let staging = AtomicDir::create(target)?;
+    let dir = staging.path();
+
+    // Ranks: each document's place among the ids in byte order (see the module doc).
+    let mut by_id: Vec<usize> = (0..corpus.documents.len()).collect();
+    by_id.sort_unstable_by(|&a, &b| corpus.documents[a].id.cmp(&corpus.documents[b].id));
+    let mut rank = vec![0u64; by_id.len()];
+    for (r, &doc) in by_id.iter().enumerate() {
+        rank[doc] = r as u64;
+    }
+    let ids: Vec<&str> = by_id.iter().map(|&d| corpus.documents[d].id.as_str()).collect();
+    let ids_path = dir.join("ids.json");
+    std::fs::write(&ids_path, serde_json::to_vec(&ids).expect("ids serialise")).map_err(|e| Error::io(&ids_path, e))?;
+
+    let tantivy_dir = dir.join("tantivy");
+    std::fs::create_dir(&tantivy_dir).map_err(|e| Error::io(&tantivy_dir, e))?;
+    let schema = schema();
+    let field = |name: &str| schema.get_field(name).expect("field in schema");
+    let (body, id, title, text, url, date, date_key, rank_field) =
+        (field(FIELD_BODY), field(FIELD_ID), field(FIELD_TITLE), field(FIELD_TEXT), field(FIELD_URL), field(FIELD_DATE), field(FIELD_DATE_KEY), field(FIELD_RANK));
+    let tv = |e| Error::tantivy(target, e);
+    let index = tantivy::Index::create_in_dir(&tantivy_dir, schema.clone()).map_err(tv)?;
+    index.tokenizers().register(TOKENIZER_NAME, QuantirTokenizer::default());
+    let threads = match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let mut writer: IndexWriter<TantivyDocument> = index.writer_with_num_threads(threads, WRITER_MEMORY_BYTES).map_err(tv)?;
+
+    progress.start("indexing", Some(corpus.documents.len() as u64));
+    for (i, document) in corpus.documents.iter().enumerate() {
+        let mut doc = TantivyDocument::default();
+        let body_text = if document.title.is_empty() { document.text.clone() } else { format!("{} {}", document.title, document.text) };
+        doc.add_text(body, body_text);
+        doc.add_text(id, &document.id);
+        doc.add_text(title, &document.title);
+        doc.add_text(text, &document.text);
+        if let Some(u) = &document.url {
+            doc.add_text(url, u);
+        }
+        match &document.date {
+            Some(d) => {
+                doc.add_text(date, d.to_string());
+                doc.add_i64(date_key, d.last_day_number().into());
+            }
+            None => doc.add_i64(date_key, UNDATED_KEY),
+        }
+        doc.add_u64(rank_field, rank[i]);
+        writer.add_document(doc).map_err(tv)?;
+        if i % 1024 == 1023 {
+            progress.advance(1024);
+        }
+    }
+    progress.advance(corpus.documents.len() as u64 % 1024);
+    writer.commit().map_err(tv)?;
+    writer.wait_merging_threads().map_err(tv)?;
+    progress.finish();
+
+    let summary = &corpus.summary;
+    let mut manifest = Manifest::new(config.bm25, corpus_path);
+    manifest.documents = corpus.documents.len();
+    manifest.undated = summary.undated;
+    manifest.skipped_empty = summary.skipped_empty;
+    // The manifest goes last: a staging folder without one is not an index.
+    manifest.write(dir)?;
+    staging.commit()?;
+    Ok(BuildSummary {
+        documents: manifest.documents,
+        undated: manifest.undated,
+        skipped_empty: manifest.skipped_empty,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The tantivy schema described in the module doc.
+pub(super) fn schema() -> Schema {
+    let mut builder = Schema::builder();
+    // Frequencies and norms but no positions: BM25 needs nothing more, and positions would
+    // double the postings' size.
+    let body = TextOptions::default()
+        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(TOKENIZER_NAME).set_index_option(IndexRecordOption::WithFreqs).set_fieldnorms(true));
+    builder.add_text_field(FIELD_BODY, body);
+    builder.add_text_field(FIELD_ID, STRING | STORED);
+    builder.add_text_field(FIELD_TITLE, STORED);
+    builder.add_text_field(FIELD_TEXT, STORED);
+    builder.add_text_field(FIELD_URL, STORED);
+    builder.add_text_field(FIELD_DATE, STORED);
+    builder.add_i64_field(FIELD_DATE_KEY, FAST);
+    builder.add_u64_field(FIELD_RANK, FAST);
+    builder.build()
+}

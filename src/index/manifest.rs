@@ -1,0 +1,122 @@
+//! `manifest.json`: what an index is and how it was built. Written last, read first.
+
+use std::path::Path;
+
+use crate::analysis::{ANALYZER_NAME, ANALYZER_VERSION};
+use crate::error::{Error, Result};
+
+/// Version of the on-disk layout described in the [`index`](super) module doc. Bump it on any
+/// change to a file's bytes or meaning.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// BM25's free parameters.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Bm25Params {
+    /// Term-frequency saturation.
+    pub k1: f32,
+    /// Length normalisation, in [0, 1].
+    pub b: f32,
+}
+
+impl Default for Bm25Params {
+    /// k1 = 0.9, b = 0.4: Pyserini's defaults, used in its BEIR regressions (the figures the
+    /// SciFact acceptance test is held to).
+    fn default() -> Self {
+        Bm25Params { k1: 0.9, b: 0.4 }
+    }
+}
+
+impl Bm25Params {
+    /// Checks the ranges: k1 ≥ 0 and finite, b in [0, 1].
+    pub fn validate(&self) -> Result<()> {
+        if !(self.k1.is_finite() && self.k1 >= 0.0) {
+            return Err(Error::InvalidArgument { name: "--k1", message: format!("expected a number ≥ 0, found {}", self.k1) });
+        }
+        if !(0.0..=1.0).contains(&self.b) {
+            return Err(Error::InvalidArgument { name: "--b", message: format!("expected a number in [0, 1], found {}", self.b) });
+        }
+        Ok(())
+    }
+}
+
+/// The contents of `manifest.json`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Manifest {
+    /// [`FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// The quantir release that wrote it.
+    pub quantir_version: String,
+    /// The analyzer's name.
+    pub analyzer: String,
+    /// [`ANALYZER_VERSION`] of the writer.
+    pub analyzer_version: u32,
+    /// The default BM25 parameters for searches of this index.
+    pub bm25: Bm25Params,
+    /// What the `body` field holds.
+    pub fields: String,
+    /// Documents indexed.
+    pub documents: usize,
+    /// Of which undated.
+    pub undated: usize,
+    /// Records skipped as empty.
+    pub skipped_empty: usize,
+    /// The corpus path as given to `quantir index`.
+    pub corpus: String,
+}
+
+impl Manifest {
+    /// A manifest for a new index with this build's versions.
+    pub fn new(bm25: Bm25Params, corpus: &Path) -> Self {
+        Manifest {
+            format_version: FORMAT_VERSION,
+            quantir_version: env!("CARGO_PKG_VERSION").to_string(),
+            analyzer: ANALYZER_NAME.to_string(),
+            analyzer_version: ANALYZER_VERSION,
+            bm25,
+            fields: "title text".to_string(),
+            documents: 0,
+            undated: 0,
+            skipped_empty: 0,
+            corpus: corpus.display().to_string(),
+        }
+    }
+
+    /// Writes `dir/manifest.json`.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let path = dir.join("manifest.json");
+        let json = serde_json::to_string_pretty(self).expect("manifest serialises");
+        std::fs::write(&path, json + "\n").map_err(|e| Error::io(&path, e))
+    }
+
+    /// Reads `dir/manifest.json` and checks that this quantir can read the index.
+    pub fn read(dir: &Path) -> Result<Manifest> {
+        let path = dir.join("manifest.json");
+        if !path.is_file() {
+            return Err(Error::NotAnIndex { path: dir.to_path_buf() });
+        }
+        let text = crate::io::read_utf8(&path)?;
+        // Check the versions before the rest, so that a future layout is reported as such.
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
+        let found = |key: &str| value.get(key).map_or("missing".to_string(), |v| v.to_string());
+        if value.get("format_version").and_then(|v| v.as_u64()) != Some(FORMAT_VERSION.into()) {
+            return Err(Error::IncompatibleIndex {
+                path: dir.to_path_buf(),
+                what: "format_version",
+                found: found("format_version"),
+                supported: FORMAT_VERSION.to_string(),
+            });
+        }
+        if value.get("analyzer_version").and_then(|v| v.as_u64()) != Some(ANALYZER_VERSION.into())
+            || value.get("analyzer").and_then(|v| v.as_str()) != Some(ANALYZER_NAME)
+        {
+            return Err(Error::IncompatibleIndex {
+                path: dir.to_path_buf(),
+                what: "analyzer_version",
+                found: format!("{} {}", found("analyzer"), found("analyzer_version")),
+                supported: format!("\"{ANALYZER_NAME}\" {ANALYZER_VERSION}"),
+            });
+        }
+        serde_json::from_value(value).map_err(|e| Error::Malformed { path, at: crate::error::Position { line: 1, column: None }, message: e.to_string() })
+    }
+}

@@ -1,0 +1,34 @@
+//! Building and opening a quantir index.
+//!
+//! In: a loaded [`Corpus`](crate::corpus::Corpus) and an [`IndexConfig`]. Out: an index folder,
+//! opened later as an [`Index`] that the retrieve stage scores.
+//!
+//! # The index folder (format version [`FORMAT_VERSION`])
+//! ```text
+//! DIR/
+//! ├── manifest.json   format and analyzer versions, BM25 k1/b, counts, corpus path; written last
+//! ├── ids.json        every document id, sorted by bytes; a document's place here is its `rank`
+//! └── tantivy/        the tantivy index: one text field `body` (title + " " + text, the
+//!                     quantir analyzer, term frequencies and field norms, no positions),
+//!                     stored `id` `title` `text` `url` `date`, fast fields `rank` (u64) and
+//!                     `date_key` (i64: the last day of the publication date, in days since
+//!                     1970-01-01, or i64::MAX when undated)
+//! ```
+//! `quantir index` writes all of it into a staging folder beside DIR and moves it into place
+//! only when complete ([`AtomicDir`](crate::io::AtomicDir)): a crash, a `kill -9` or a bad input
+//! file leaves the previous index as it was. Opening checks `format_version` and
+//! `analyzer_version` and refuses a mismatch with a hint to rebuild: terms analysed by another
+//! version of the analyzer would silently match the wrong documents.
+//!
+//! Why `rank`: ties in score are broken by document id, and comparing the integer rank of an id
+//! in sorted order is the same comparison without touching strings in the hot loop. `ids.json`
+//! then maps a hit back to its id without reading tantivy's compressed document store.
+
+mod build;
+mod manifest;
+mod open;
+mod tokenizer;
+
+pub use build::{build, BuildSummary, IndexConfig};
+pub use manifest::{Bm25Params, Manifest, FORMAT_VERSION};
+pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

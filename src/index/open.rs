@@ -1,0 +1,180 @@
+//! Opening an index: checks its manifest, then keeps what scoring touches in memory.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tantivy::schema::{Field, Value};
+use tantivy::{DocAddress, InvertedIndexReader, Searcher, TantivyDocument, Term};
+
+use super::manifest::Manifest;
+use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
+use crate::corpus::DayNumber;
+use crate::error::{Error, Result};
+
+pub(super) const FIELD_BODY: &str = "body";
+pub(super) const FIELD_ID: &str = "id";
+pub(super) const FIELD_TITLE: &str = "title";
+pub(super) const FIELD_TEXT: &str = "text";
+pub(super) const FIELD_URL: &str = "url";
+pub(super) const FIELD_DATE: &str = "date";
+pub(super) const FIELD_DATE_KEY: &str = "date_key";
+pub(super) const FIELD_RANK: &str = "rank";
+
+/// `date_key` of an undated document on disk.
+pub const UNDATED_KEY: i64 = i64::MAX;
+
+/// One tantivy segment's postings and the per-document columns scoring reads.
+pub struct SegmentData {
+    /// The `body` field's inverted index.
+    pub inverted: Arc<InvertedIndexReader>,
+    /// Each document's field-norm id (tantivy's one-byte length code, the same quantisation as
+    /// Lucene's `SmallFloat.intToByte4`).
+    pub norm_ids: Vec<u8>,
+    /// Each document's id rank (its place in `ids.json`).
+    pub ranks: Vec<u32>,
+    /// Each document's last publication day, or [`DayNumber::MAX`] when undated.
+    pub date_keys: Vec<DayNumber>,
+}
+
+/// A document's stored fields, for display.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct StoredDocument {
+    /// Its id.
+    pub id: String,
+    /// Title (may be empty).
+    pub title: String,
+    /// Text.
+    pub text: String,
+    /// Source address, when known.
+    pub url: Option<String>,
+    /// Publication date as normalised at load time (`2022-03-21`, `2022-03`, `2022`), if any.
+    pub date: Option<String>,
+}
+
+/// An opened index.
+pub struct Index {
+    path: PathBuf,
+    manifest: Manifest,
+    searcher: Searcher,
+    body: Field,
+    segments: Vec<SegmentData>,
+    ids: Vec<String>,
+    total_tokens: u64,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index").field("path", &self.path).field("documents", &self.ids.len()).finish()
+    }
+}
+
+impl Index {
+    /// Opens the index at `dir`, refusing one built with another format or analyzer version.
+    pub fn open(dir: &Path) -> Result<Index> {
+        let manifest = Manifest::read(dir)?;
+        let tv = |e| Error::tantivy(dir, e);
+        let tantivy_index = tantivy::Index::open_in_dir(dir.join("tantivy")).map_err(tv)?;
+        tantivy_index.tokenizers().register(TOKENIZER_NAME, QuantirTokenizer::default());
+        let schema = tantivy_index.schema();
+        let body = schema.get_field(FIELD_BODY).map_err(tv)?;
+        let reader = tantivy_index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into().map_err(tv)?;
+        let searcher = reader.searcher();
+        let mut segments = Vec::new();
+        let mut total_tokens = 0;
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(body).map_err(tv)?;
+            total_tokens += inverted.total_num_tokens();
+            let norms = segment.get_fieldnorms_reader(body).map_err(tv)?;
+            let fast = segment.fast_fields();
+            let rank_column = fast.u64(FIELD_RANK).map_err(tv)?;
+            let date_column = fast.i64(FIELD_DATE_KEY).map_err(tv)?;
+            let docs = 0..segment.max_doc();
+            segments.push(SegmentData {
+                inverted,
+                norm_ids: docs.clone().map(|d| norms.fieldnorm_id(d)).collect(),
+                ranks: docs.clone().map(|d| rank_column.first(d).unwrap_or(u64::MAX) as u32).collect(),
+                date_keys: docs
+                    .map(|d| match date_column.first(d) {
+                        Some(key) if key != UNDATED_KEY => key as DayNumber,
+                        _ => DayNumber::MAX,
+                    })
+                    .collect(),
+            });
+        }
+        let ids_path = dir.join("ids.json");
+        let ids_text = crate::io::read_utf8(&ids_path)?;
+        let ids: Vec<String> = serde_json::from_str(&ids_text)
+            .map_err(|e| crate::io::json_error(&ids_path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
+        Ok(Index { path: dir.to_path_buf(), manifest, searcher, body, segments, ids, total_tokens })
+    }
+
+    /// The folder it was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Its segments, in tantivy's order.
+    pub fn segments(&self) -> &[SegmentData] {
+        &self.segments
+    }
+
+    /// Number of documents.
+    pub fn num_docs(&self) -> u64 {
+        self.ids.len() as u64
+    }
+
+    /// Mean number of terms per document.
+    pub fn average_length(&self) -> f32 {
+        if self.ids.is_empty() {
+            0.0
+        } else {
+            (self.total_tokens as f64 / self.ids.len() as f64) as f32
+        }
+    }
+
+    /// The `body` term for an analysed term's text.
+    pub fn term(&self, text: &str) -> Term {
+        Term::from_field_text(self.body, text)
+    }
+
+    /// Number of documents containing `term`, over all segments.
+    pub fn doc_freq(&self, term: &Term) -> Result<u64> {
+        let mut total = 0;
+        for segment in &self.segments {
+            total += u64::from(segment.inverted.doc_freq(term).map_err(|e| Error::io(&self.path, e))?);
+        }
+        Ok(total)
+    }
+
+    /// The id of the document with id rank `rank`.
+    pub fn id(&self, rank: u32) -> &str {
+        &self.ids[rank as usize]
+    }
+
+    /// The id rank of `id`, if the index holds it.
+    pub fn rank_of(&self, id: &str) -> Option<u32> {
+        self.ids.binary_search_by(|probe| probe.as_str().cmp(id)).ok().map(|r| r as u32)
+    }
+
+    /// Reads the stored fields of document `doc` of segment `segment`.
+    pub fn stored(&self, segment: u32, doc: u32) -> Result<StoredDocument> {
+        let document: TantivyDocument = self.searcher.doc(DocAddress::new(segment, doc)).map_err(|e| Error::tantivy(&self.path, e))?;
+        let schema = self.searcher.schema();
+        let get = |name: &str| {
+            let field = schema.get_field(name).ok()?;
+            document.get_first(field).and_then(|v| v.as_str()).map(str::to_string)
+        };
+        Ok(StoredDocument {
+            id: get(FIELD_ID).unwrap_or_default(),
+            title: get(FIELD_TITLE).unwrap_or_default(),
+            text: get(FIELD_TEXT).unwrap_or_default(),
+            url: get(FIELD_URL),
+            date: get(FIELD_DATE),
+        })
+    }
+}

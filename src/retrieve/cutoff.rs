@@ -1,0 +1,95 @@
+//! The temporal cutoff: only evidence published strictly before the claim.
+
+use crate::corpus::{DayNumber, PubDate};
+
+/// What to do with documents that have no usable date when a cutoff is set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UndatedPolicy {
+    /// Leave them out: an undated document cannot be shown to predate the claim.
+    #[default]
+    Exclude,
+    /// Keep them, as the QuanTemp++ reference code does.
+    Include,
+}
+
+/// Which documents a search may return, by publication date.
+///
+/// With `before = Some(d)`, a document is admitted when the *last* day of its publication date is
+/// strictly before the *first* day of `d` (see [`crate::corpus::date`] for partial dates), and an
+/// undated document when `undated` is [`UndatedPolicy::Include`]. With `before = None` every
+/// document is admitted, dated or not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cutoff {
+    /// Evidence must be published strictly before this date.
+    pub before: Option<PubDate>,
+    /// Undated documents under a cutoff.
+    pub undated: UndatedPolicy,
+}
+
+impl Cutoff {
+    /// No cutoff: every document is admitted.
+    pub fn none() -> Self {
+        Cutoff::default()
+    }
+
+    /// A cutoff at `before` with the given policy for undated documents.
+    pub fn before(before: PubDate, undated: UndatedPolicy) -> Self {
+        Cutoff { before: Some(before), undated }
+    }
+
+    /// The test in day numbers, ready for the selection loop.
+    pub(crate) fn compile(&self) -> CompiledCutoff {
+        CompiledCutoff {
+            before: self.before.map_or(DayNumber::MAX, |d| d.first_day_number()),
+            active: self.before.is_some(),
+            include_undated: self.undated == UndatedPolicy::Include,
+        }
+    }
+}
+
+/// [`Cutoff`] as two integer comparisons.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CompiledCutoff {
+    before: DayNumber,
+    active: bool,
+    include_undated: bool,
+}
+
+impl CompiledCutoff {
+    /// Whether a document whose `date_key` (last publication day, or `DayNumber::MAX` when
+    /// undated) is admitted.
+    #[inline]
+    pub fn admits(&self, date_key: DayNumber) -> bool {
+        if !self.active {
+            true
+        } else if date_key == DayNumber::MAX {
+            self.include_undated
+        } else {
+            date_key < self.before
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(s: &str) -> DayNumber {
+        PubDate::parse(s).unwrap().last_day_number()
+    }
+
+    #[test]
+    fn strictly_before_and_partial_dates() {
+        let cut = Cutoff::before(PubDate::parse("2021-04-01").unwrap(), UndatedPolicy::Exclude).compile();
+        assert!(cut.admits(key("2021-03-31")));
+        assert!(!cut.admits(key("2021-04-01")), "the claim's own day is not before it");
+        assert!(cut.admits(key("2021-03")), "March ends before April 1");
+        assert!(!cut.admits(key("2021")), "2021 may be after April 1");
+        assert!(!cut.admits(DayNumber::MAX));
+        let month_claim = Cutoff::before(PubDate::parse("2021-04").unwrap(), UndatedPolicy::Include).compile();
+        assert!(!month_claim.admits(key("2021-04-01")), "a claim dated April may be from April 1");
+        assert!(month_claim.admits(DayNumber::MAX));
+        assert!(Cutoff::none().compile().admits(DayNumber::MAX));
+    }
+}
