@@ -1,5 +1,22 @@
 //! quantir: evidence retrieval for numerical claims.
+//!
+//! A claim such as "inflation is down close to 3%" needs evidence published *before* it was made
+//! that bears on its numbers. quantir indexes a dated evidence corpus with a numeric-aware
+//! analyzer and retrieves, per claim, the best documents among those dated strictly before it.
+//!
+//! ```text
+//!  corpus ──► analysis ──► index ──► retrieve (BM25, date cutoff) ──► engine ──► trec::Run ──► eval
+//!  (jsonl,     (numbers     (tantivy   (exact top-k among admitted      (batched,                 (trec_eval
+//!   beir,       whole)       postings)   documents)                      each claim's date)        measures)
+//!   quantemp)
+//! ```
+//!
+//! Modules are stacked: each uses only [`error`] and the modules before it in this order —
+//! [`io`], [`trec`], [`corpus`], [`analysis`], [`index`], [`retrieve`], [`engine`], [`eval`].
+//! The library never prints, exits or reads environment variables; the `quantir` binary's `cli`
+//! module does.
 #![warn(missing_docs)]
+
 pub mod analysis;
 pub mod corpus;
 pub mod engine;
@@ -9,4 +26,5 @@ pub mod index;
 pub mod io;
 pub mod retrieve;
 pub mod trec;
+
 pub use error::{Error, Result};

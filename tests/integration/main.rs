@@ -1,1 +1,10 @@
+//! One integration binary, a module per stage or command (ripgrep's layout).
 
+mod bad_input;
+mod bm25;
+mod cli;
+mod cutoff;
+mod formats;
+mod index_build;
+mod scifact;
+mod util;

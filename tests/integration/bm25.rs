@@ -1,0 +1,88 @@
+//! BM25 scores equal the formula for any k1 and b, computed here independently by brute force.
+
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+use quantir::analysis::Analyzer;
+use quantir::index::Bm25Params;
+use quantir::retrieve::{Bm25, Cutoff, Scratch};
+
+use crate::util::{doc, index_of};
+
+const TEXTS: [&str; 8] = [
+    "inflation fell to 3.2% in july as energy prices eased",
+    "inflation inflation inflation stayed close to 3 percent",
+    "the minimum wage of $7.25 has not changed since 2009",
+    "41 homicides per 100,000 people were recorded in 2019",
+    "a short note",
+    "unemployment fell to 3.5% and inflation to 3.2 percent while wages rose by 4% in a long article about the economy of 2019",
+    "$1.5 billion was spent on 1,200 jobs",
+    "jobs jobs jobs 1200 jobs",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    #[test]
+    fn scores_equal_the_formula(k1 in 0.0f32..3.0, b in 0.0f32..=1.0, query in 0usize..6) {
+        let queries = ["inflation 3.2%", "1,200 jobs", "$7.25 minimum wage", "homicides per 100000", "3 percent inflation inflation", "2019 economy"];
+        let dir = tempfile::tempdir().unwrap();
+        let docs = TEXTS.iter().enumerate().map(|(i, t)| doc(&format!("d{i}"), t, None)).collect();
+        let index = index_of(dir.path(), "idx", docs);
+        let params = Bm25Params { k1, b };
+        let got: HashMap<String, f32> = Bm25::new(&index, Some(params)).unwrap()
+            .search(queries[query], &Cutoff::none(), 100, None, &mut Scratch::default()).unwrap()
+            .iter().map(|h| (index.id(h.rank).to_string(), h.score)).collect();
+        let want = brute_force(queries[query], params);
+        prop_assert_eq!(got.len(), want.len());
+        for (id, score) in &want {
+            let ours = got[id] as f64;
+            prop_assert!((ours - score).abs() <= 1e-4 * score.abs().max(1.0), "{}: {} vs {}", id, ours, score);
+        }
+    }
+}
+
+/// BM25 over the analysed texts, with lengths quantised as Lucene and tantivy store them.
+fn brute_force(query: &str, p: Bm25Params) -> HashMap<String, f64> {
+    let analyzer = Analyzer::default();
+    let docs: Vec<Vec<String>> = TEXTS.iter().map(|t| analyzer.terms(t)).collect();
+    let n = docs.len() as f64;
+    let avg = docs.iter().map(|d| d.len()).sum::<usize>() as f64 / n;
+    let mut qtf: HashMap<String, f64> = HashMap::new();
+    for t in analyzer.terms(query) {
+        *qtf.entry(t).or_default() += 1.0;
+    }
+    let mut scores = HashMap::new();
+    for (i, d) in docs.iter().enumerate() {
+        let len = tantivy::fieldnorm::FieldNormReader::id_to_fieldnorm(tantivy::fieldnorm::FieldNormReader::fieldnorm_to_id(d.len() as u32)) as f64;
+        let mut score = 0.0;
+        let mut matched = false;
+        for (term, w) in &qtf {
+            let df = docs.iter().filter(|d| d.contains(term)).count() as f64;
+            let tf = d.iter().filter(|t| *t == term).count() as f64;
+            if tf > 0.0 {
+                matched = true;
+                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                let k1 = p.k1 as f64;
+                score += w * idf * tf / (tf + k1 * (1.0 - p.b as f64 + p.b as f64 * len / avg));
+            }
+        }
+        if matched {
+            scores.insert(format!("d{i}"), score);
+        }
+    }
+    scores
+}
+
+#[test]
+fn numbers_match_across_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = index_of(dir.path(), "idx", TEXTS.iter().enumerate().map(|(i, t)| doc(&format!("d{i}"), t, None)).collect());
+    let bm25 = Bm25::new(&index, None).unwrap();
+    let ids = |q: &str| -> Vec<String> {
+        bm25.search(q, &Cutoff::none(), 10, None, &mut Scratch::default()).unwrap().iter().map(|h| index.id(h.rank).to_string()).collect()
+    };
+    assert_eq!(ids("100000"), ["d3"], "100,000 is indexed as 100000");
+    assert_eq!(ids("7.25"), ["d2"], "7.25 stays whole");
+    assert!(ids("25").is_empty(), "no stray fraction terms");
+    assert_eq!(ids("1200").len(), 2, "1,200 and 1200 meet");
+}

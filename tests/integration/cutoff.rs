@@ -1,0 +1,95 @@
+//! The date cutoff is exact: top-k with `before D` equals the full ranking filtered to documents
+//! published before D, cut at k — for any query, date, policy and k.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use quantir::corpus::{Document, PubDate};
+use quantir::index::Index;
+use quantir::retrieve::{Bm25, Cutoff, Scratch, UndatedPolicy};
+
+use crate::util::{doc, index_of};
+
+const WORDS: [&str; 12] = ["inflation", "rate", "3%", "jobs", "800,000", "tax", "$1.5", "billion", "wage", "7.25", "crime", "2021"];
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    index: Index,
+    dates: HashMap<String, Option<PubDate>>,
+}
+
+/// 400 documents over a small vocabulary (so scores tie often) with day, month, year and no dates.
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let mut documents: Vec<Document> = Vec::new();
+        let mut state = 7u64;
+        let mut next = |n: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        for i in 0..400 {
+            let len = 1 + next(6) as usize;
+            let text: Vec<&str> = (0..len).map(|_| WORDS[next(WORDS.len() as u64) as usize]).collect();
+            let (y, m, d) = (2015 + next(8), 1 + next(12), 1 + next(28));
+            let date = match next(10) {
+                0 => None,
+                1 => Some(format!("{y}")),
+                2 => Some(format!("{y}-{m:02}")),
+                _ => Some(format!("{y}-{m:02}-{d:02}")),
+            };
+            documents.push(doc(&format!("doc{i:03}"), &text.join(" "), date.as_deref()));
+        }
+        let dates = documents.iter().map(|d| (d.id.clone(), d.date)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let index = index_of(dir.path(), "idx", documents);
+        Fixture { _dir: dir, index, dates }
+    })
+}
+
+/// The reference rule, written from the spec and not from `Cutoff`: a dated document is admitted
+/// when its last possible day is before the cutoff's first day.
+fn admitted(date: Option<PubDate>, before: PubDate, undated: UndatedPolicy) -> bool {
+    match date {
+        None => undated == UndatedPolicy::Include,
+        Some(d) => d.last_day() < before.first_day(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn top_k_with_cutoff_equals_filter_then_cut(
+        words in proptest::collection::vec(0..WORDS.len(), 1..4),
+        (y, m, d) in (2014i32..2024, 1u32..13, 1u32..29),
+        precision in 0..3,
+        include in any::<bool>(),
+        k in 1usize..60,
+    ) {
+        let f = fixture();
+        let query: Vec<&str> = words.iter().map(|&w| WORDS[w]).collect();
+        let query = query.join(" ");
+        let before = PubDate::parse(&match precision { 0 => format!("{y}"), 1 => format!("{y}-{m:02}"), _ => format!("{y}-{m:02}-{d:02}") }).unwrap();
+        let undated = if include { UndatedPolicy::Include } else { UndatedPolicy::Exclude };
+        let bm25 = Bm25::new(&f.index, None).unwrap();
+        let mut scratch = Scratch::default();
+        let got: Vec<(String, f32)> = bm25.search(&query, &Cutoff::before(before, undated), k, None, &mut scratch).unwrap()
+            .iter().map(|h| (f.index.id(h.rank).to_string(), h.score)).collect();
+        let all = bm25.search(&query, &Cutoff::none(), 10_000, None, &mut scratch).unwrap();
+        let want: Vec<(String, f32)> = all.iter()
+            .map(|h| (f.index.id(h.rank).to_string(), h.score))
+            .filter(|(id, _)| admitted(f.dates[id], before, undated))
+            .take(k)
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn without_a_cutoff_undated_documents_are_kept() {
+    let f = fixture();
+    let bm25 = Bm25::new(&f.index, None).unwrap();
+    let all = bm25.search("inflation rate jobs tax wage crime 2021 billion", &Cutoff::none(), 10_000, None, &mut Scratch::default()).unwrap();
+    assert!(all.iter().any(|h| f.dates[f.index.id(h.rank)].is_none()));
+}

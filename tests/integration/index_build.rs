@@ -1,0 +1,95 @@
+//! Builds are atomic: a crash or a bad input leaves the previous index working; versions are
+//! checked on open.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use quantir::index::Index;
+
+use crate::util::{fixture, quantir, write};
+
+fn build(corpus: &Path, index: &Path) -> assert_cmd::assert::Assert {
+    quantir().args(["index", "--corpus"]).arg(corpus).arg("--index").arg(index).assert()
+}
+
+#[test]
+fn a_bad_file_leaves_the_old_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    build(&fixture("jsonl/corpus.jsonl"), &index).success();
+    let bad = write(dir.path(), "bad.jsonl", "{\"id\": \"x\", \"text\": \"fine\"}\n{\"id\": \"y\", \"text\": broken}\n");
+    build(&bad, &index).failure().code(1).stderr(predicates::str::contains("bad.jsonl:2:21"));
+    assert_eq!(Index::open(&index).unwrap().num_docs(), 5);
+    let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(leftovers, 2, "idx, bad.jsonl and nothing else: the staging folder is removed");
+}
+
+#[test]
+fn kill_9_mid_build_leaves_the_old_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    build(&fixture("jsonl/corpus.jsonl"), &index).success();
+    let before = std::fs::read(index.join("manifest.json")).unwrap();
+
+    // Large enough that indexing takes a while in a debug build.
+    let mut big = String::new();
+    for i in 0..150_000 {
+        big.push_str(&format!("{{\"id\": \"n{i}\", \"text\": \"unemployment was {}.{} percent in {} while inflation reached {}%\", \"date\": \"2020-01-01\"}}\n", i % 13, i % 10, 1990 + i % 30, i % 9));
+    }
+    let corpus = write(dir.path(), "big.jsonl", big);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("quantir"))
+        .args(["index", "--corpus"])
+        .arg(&corpus)
+        .arg("--index")
+        .arg(&index)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let staging = dir.path().join(format!(".idx.staging-{}", child.id()));
+    let started = Instant::now();
+    while !staging.join("tantivy").exists() {
+        assert!(child.try_wait().unwrap().is_none(), "the build ended before it could be killed");
+        assert!(started.elapsed() < Duration::from_secs(120), "the build never started writing");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(child.try_wait().unwrap().is_none(), "the build ended before it could be killed");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    assert_eq!(std::fs::read(index.join("manifest.json")).unwrap(), before);
+    let opened = Index::open(&index).unwrap();
+    assert_eq!(opened.num_docs(), 5);
+    assert!(staging.exists(), "the killed build's staging folder is left behind");
+    // The next build clears it.
+    build(&fixture("beir"), &index).success();
+    assert!(!staging.exists());
+    assert_eq!(Index::open(&index).unwrap().num_docs(), 3);
+}
+
+#[test]
+fn another_analyzer_version_is_refused_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    build(&fixture("jsonl/corpus.jsonl"), &index).success();
+    let manifest_path = index.join("manifest.json");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    std::fs::write(&manifest_path, manifest.replace("\"analyzer_version\": 1", "\"analyzer_version\": 999")).unwrap();
+    let err = Index::open(&index).unwrap_err().to_string();
+    assert!(err.contains("incompatible index: analyzer_version is \"quantir-numeric-en\" 999"), "{err}");
+    assert!(err.contains("hint: rebuild it with `quantir index --corpus <CORPUS> --index"), "{err}");
+    std::fs::write(&manifest_path, manifest.replace("\"format_version\": 1", "\"format_version\": 0")).unwrap();
+    assert!(Index::open(&index).unwrap_err().to_string().contains("format_version is 0"));
+    assert!(Index::open(dir.path()).unwrap_err().to_string().contains("not a quantir index"));
+}
+
+#[test]
+fn the_manifest_records_the_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--k1", "1.2", "--b", "0.75", "--corpus"]).arg(fixture("quantemp/corpus.json")).arg("--index").arg(&index).assert().success();
+    let m = Index::open(&index).unwrap().manifest().clone();
+    assert_eq!((m.bm25.k1, m.bm25.b, m.documents, m.undated), (1.2, 0.75, 5, 1));
+    assert_eq!(m.analyzer, "quantir-numeric-en");
+    quantir().args(["index", "--b", "1.5", "--corpus"]).arg(fixture("quantemp/corpus.json")).arg("--index").arg(&index).assert().failure().stderr(predicates::str::contains("invalid --b: expected a number in [0, 1], found 1.5"));
+}
