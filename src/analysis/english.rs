@@ -1,13 +1,47 @@
 //! Word rules (rules 5–9 of the module doc): unit words, stopwords, stemming.
 
-use rust_stemmers::{Algorithm, Stemmer};
+use std::cell::RefCell;
 use std::sync::Arc;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashMap;
 
 /// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`, which Anserini's default analyzer drops.
 pub const STOPWORDS: [&str; 33] = [
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on",
     "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
 ];
+
+/// Whether `word` is one of [`STOPWORDS`] (a `match`, which compiles to a length switch and a
+/// few comparisons, not 33 string compares).
+fn is_stopword(word: &str) -> bool {
+    matches!(
+        word,
+        "a" | "an" | "and" | "are" | "as" | "at" | "be" | "but" | "by" | "for" | "if" | "in" | "into" | "is" | "it" | "no"
+            | "not" | "of" | "on" | "or" | "such" | "that" | "the" | "their" | "then" | "there" | "these" | "they" | "this"
+            | "to" | "was" | "will" | "with"
+    )
+}
+
+/// The term of each word already seen on this thread (`None` for a stopword). Rules 5–9 cost
+/// string comparisons and a Snowball run per word, and natural text repeats its words, so each
+/// thread (tantivy's indexing workers, rayon's search workers) keeps its own map and pays one
+/// hash probe per repeat; the map is cleared when it grows past [`TERM_CACHE_LIMIT`] entries.
+const TERM_CACHE_LIMIT: usize = 200_000;
+
+thread_local! {
+    static TERMS: RefCell<FxHashMap<Box<str>, Option<Box<str>>>> = RefCell::new(FxHashMap::default());
+}
+
+/// The term for a lowercased word of letters (rules 5–9), or `None` for a stopword.
+fn word_term(stemmer: &Stemmer, word: &str) -> Option<Box<str>> {
+    let word = unit_word(word).unwrap_or(word);
+    if is_stopword(word) {
+        None
+    } else {
+        Some(stemmer.stem(word).into())
+    }
+}
 
 /// Whole words replaced by their spelled-out unit (rules 5–7), before stemming.
 fn unit_word(word: &str) -> Option<&'static str> {
@@ -26,6 +60,7 @@ fn unit_word(word: &str) -> Option<&'static str> {
 /// The stemmer, shared.
 #[derive(Clone)]
 pub(super) struct Words {
+    // One stemmer (rust-stemmers' English is stateless), shared by every clone.
     stemmer: Arc<Stemmer>,
 }
 
@@ -67,12 +102,25 @@ impl<'a> Sink<'a> {
             self.held_per = true;
             return;
         }
-        let word = unit_word(word).unwrap_or(word);
-        if STOPWORDS.contains(&word) {
-            return;
-        }
-        let stemmed = self.words.stemmer.stem(word);
-        (self.emit)(&stemmed);
+        let emit = &mut self.emit;
+        let stemmer = &self.words.stemmer;
+        TERMS.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if let Some(term) = cache.get(word) {
+                if let Some(term) = term {
+                    emit(term);
+                }
+                return;
+            }
+            let term = word_term(stemmer, word);
+            if let Some(term) = &term {
+                emit(term);
+            }
+            if cache.len() >= TERM_CACHE_LIMIT {
+                cache.clear();
+            }
+            cache.insert(word.into(), term);
+        });
     }
 
     /// Emits anything held back; call once at the end of a text.

@@ -30,13 +30,37 @@ fn keeps_suffix(suffix: &str) -> bool {
     matches!(suffix, "s" | "st" | "nd" | "rd" | "th")
 }
 
+/// Appends `c` lowercased, with a fast path for ASCII.
+fn push_lower(out: &mut String, c: char) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase());
+    } else {
+        out.extend(c.to_lowercase());
+    }
+}
+
 fn is_apostrophe(c: char) -> bool {
     c == '\'' || c == '’'
 }
 
+thread_local! {
+    /// The characters of the text being scanned, kept between calls to save an allocation each.
+    static CHARS: std::cell::RefCell<Vec<char>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Scans `text` and feeds its terms to `sink`.
 pub(super) fn scan(text: &str, sink: &mut Sink) {
-    let chars: Vec<char> = text.chars().collect();
+    CHARS.with(|buffer| {
+        // A sink may not analyse another text meanwhile: `Sink` only emits terms.
+        let mut chars = buffer.take();
+        chars.clear();
+        chars.extend(text.chars());
+        scan_chars(&chars, sink);
+        buffer.replace(chars);
+    });
+}
+
+fn scan_chars(chars: &[char], sink: &mut Sink) {
     let n = chars.len();
     let digit_at = |i: usize| i < n && chars[i].is_ascii_digit();
     let mut number = String::new();
@@ -53,7 +77,7 @@ pub(super) fn scan(text: &str, sink: &mut Sink) {
                 i += 1;
             }
             word.clear();
-            word.extend(chars[start..i].iter().flat_map(|c| c.to_lowercase()));
+            chars[start..i].iter().for_each(|&c| push_lower(&mut word, c));
             if word.is_empty() {
                 sink.verbatim(&number);
             } else if keeps_suffix(&word) && !number.contains('.') {
@@ -73,7 +97,7 @@ pub(super) fn scan(text: &str, sink: &mut Sink) {
                 let c = chars[i];
                 if c.is_alphanumeric() {
                     has_digit |= c.is_numeric();
-                    word.extend(c.to_lowercase());
+                    push_lower(&mut word, c);
                     i += 1;
                 } else if is_apostrophe(c) && i + 1 < n && chars[i + 1].is_alphabetic() {
                     // Possessive 's is dropped; other inner apostrophes join (rule 8).

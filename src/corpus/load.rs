@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
@@ -45,24 +46,35 @@ pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
         Format::Quantemp => object_records(&file, &text)?,
         _ => line_records(&text),
     };
+    // Parsing and date reading are per record, so they run on every core; the checks that span
+    // records (duplicate ids, the first error in file order) run after, in file order.
+    let parsed: Vec<Result<(RawDocument, Option<PubDate>)>> = records
+        .items
+        .par_iter()
+        .map(|(key, record)| {
+            let map = Fields::parse(&file, record.at, record.text)?;
+            let fields = Fields { map: &map, path: &file, at: record.at };
+            let raw = match format {
+                Format::Beir => beir::document(&fields)?,
+                Format::Quantemp => quantemp::document(key.as_deref().unwrap_or_default(), &fields)?,
+                Format::Jsonl | Format::Auto => jsonl::document(&fields)?,
+            };
+            let date = raw.date.as_deref().and_then(PubDate::parse);
+            Ok((raw, date))
+        })
+        .collect();
     let mut corpus = Corpus::default();
     corpus.summary.file = file.clone();
-    let mut first_line: HashMap<String, usize> = HashMap::with_capacity(records.items.len());
-    for (key, record) in &records.items {
-        let map = Fields::parse(&file, record.at, record.text)?;
-        let fields = Fields { map: &map, path: &file, at: record.at };
-        let raw = match format {
-            Format::Beir => beir::document(&fields)?,
-            Format::Quantemp => quantemp::document(key.as_deref().unwrap_or_default(), &fields)?,
-            Format::Jsonl | Format::Auto => jsonl::document(&fields)?,
-        };
+    corpus.documents.reserve(parsed.len());
+    let mut first_line: HashMap<String, usize> = HashMap::with_capacity(parsed.len());
+    for ((_, record), result) in records.items.iter().zip(parsed) {
+        let (raw, date) = result?;
         corpus.summary.records += 1;
         check_unique(&file, &mut first_line, &raw.id, record.at.line)?;
         if raw.title.trim().is_empty() && raw.text.trim().is_empty() {
             corpus.summary.skipped_empty += 1;
             continue;
         }
-        let date = raw.date.as_deref().and_then(PubDate::parse);
         if date.is_none() {
             corpus.summary.undated += 1;
             match &raw.date {

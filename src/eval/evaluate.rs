@@ -25,29 +25,23 @@ pub struct Evaluation {
     pub per_query: BTreeMap<String, Vec<f64>>,
     /// Means over the evaluated queries, one per measure.
     pub mean: Vec<f64>,
-    /// Judged queries with relevant documents but missing from the run.
+    /// Judged queries missing from the run (counted as 0 with [`Completeness::Complete`]).
     pub missing_from_run: usize,
-    /// Run queries without judgments, or whose judgments have no relevant document: skipped.
-    pub skipped_unjudged: usize,
+    /// Run queries with no judgments at all: not evaluated, as in trec_eval.
+    pub unjudged_in_run: usize,
 }
 
 /// Evaluates `run` against `qrels` with trec_eval's semantics (module doc of [`crate::eval`]).
+///
+/// A query is evaluated when it is in the run and has judgments, even if none of them is
+/// relevant (its values are then 0, as trec_eval and pytrec_eval report them).
 pub fn evaluate(run: &Run, qrels: &Qrels, measures: &[Measure], completeness: Completeness) -> Evaluation {
     let mut evaluation = Evaluation { measures: measures.to_vec(), ..Default::default() };
     let lists: HashMap<&str, &[ScoredDoc]> = run.queries.iter().map(|l| (l.qid.as_str(), l.docs.as_slice())).collect();
-    for list in &run.queries {
-        let has_relevant = qrels.judgments.get(&list.qid).is_some_and(|j| j.values().any(|&g| g >= 1));
-        if !has_relevant {
-            evaluation.skipped_unjudged += 1;
-        }
-    }
+    evaluation.unjudged_in_run = run.queries.iter().filter(|l| !qrels.judgments.contains_key(&l.qid)).count();
     let mut rels = Vec::new();
     let mut judged = Vec::new();
     for (qid, judgments) in &qrels.judgments {
-        let num_rel = judgments.values().filter(|&&g| g >= 1).count();
-        if num_rel == 0 {
-            continue;
-        }
         let Some(docs) = lists.get(qid.as_str()) else {
             evaluation.missing_from_run += 1;
             if completeness == Completeness::Complete {
@@ -55,6 +49,7 @@ pub fn evaluate(run: &Run, qrels: &Qrels, measures: &[Measure], completeness: Co
             }
             continue;
         };
+        let num_rel = judgments.values().filter(|&&g| g >= 1).count();
         let mut ranked: Vec<&ScoredDoc> = docs.iter().collect();
         ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.docid.cmp(&a.docid)));
         rels.clear();
@@ -84,7 +79,8 @@ fn value(j: &Judged, measure: Measure) -> f64 {
         Measure::Precision(k) => measures::precision(j, k),
         Measure::Map => measures::average_precision(j, usize::MAX),
         Measure::MapCut(k) => measures::average_precision(j, k),
-        Measure::RecipRank => measures::recip_rank(j),
+        Measure::RecipRank => measures::recip_rank(j, usize::MAX),
+        Measure::RecipRankCut(k) => measures::recip_rank(j, k),
         Measure::Success(k) => measures::success(j, k),
         Measure::RPrec => measures::r_precision(j),
         Measure::Judged(k) => measures::judged(j, k),

@@ -18,6 +18,9 @@ pub enum Measure {
     MapCut(usize),
     /// `recip_rank`: 1 / rank of the first relevant document (MRR when averaged).
     RecipRank,
+    /// `recip_rank_cut.K`: `recip_rank` within the top K (MRR@K when averaged). trec_eval has no
+    /// such measure; it equals trec_eval's `recip_rank` on the run cut at K.
+    RecipRankCut(usize),
     /// `success.K`: 1 if a relevant document is in the top K.
     Success(usize),
     /// `Rprec`: precision at R, the number of relevant documents.
@@ -45,6 +48,7 @@ impl fmt::Display for Measure {
             Measure::Map => write!(f, "map"),
             Measure::MapCut(k) => write!(f, "map_cut.{k}"),
             Measure::RecipRank => write!(f, "recip_rank"),
+            Measure::RecipRankCut(k) => write!(f, "recip_rank_cut.{k}"),
             Measure::Success(k) => write!(f, "success.{k}"),
             Measure::RPrec => write!(f, "Rprec"),
             Measure::Judged(k) => write!(f, "judged.{k}"),
@@ -56,11 +60,14 @@ impl FromStr for Measure {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let expected = || format!("expected a trec_eval measure like ndcg_cut.10, recall.100, P.5, map, map_cut.100, recip_rank, success.10, Rprec, judged.10; found {s:?}");
+        let expected = || format!("expected a trec_eval measure like ndcg_cut.10, recall.100, P.5, map, map_cut.100, recip_rank, recip_rank_cut.10 (MRR@10), success.10, Rprec, judged.10; found {s:?}");
         let s = s.trim();
         match s {
             "map" => return Ok(Measure::Map),
             "recip_rank" | "mrr" => return Ok(Measure::RecipRank),
+            _ if s.starts_with("mrr@") => {
+                return s[4..].parse().ok().filter(|&k| k >= 1).map(Measure::RecipRankCut).ok_or_else(expected);
+            }
             "Rprec" => return Ok(Measure::RPrec),
             _ => {}
         }
@@ -69,6 +76,10 @@ impl FromStr for Measure {
         let (name, k) = match (name, k.split_once(['.', '_'])) {
             ("ndcg", Some(("cut", k))) => ("ndcg_cut", k),
             ("map", Some(("cut", k))) => ("map_cut", k),
+            ("recip", Some(("rank", rest))) => match rest.split_once(['.', '_']) {
+                Some(("cut", k)) => ("recip_rank_cut", k),
+                _ => return Err(expected()),
+            },
             _ => (name, k),
         };
         let k: usize = k.parse().ok().filter(|&k| k >= 1).ok_or_else(expected)?;
@@ -77,6 +88,7 @@ impl FromStr for Measure {
             "recall" => Measure::Recall(k),
             "P" => Measure::Precision(k),
             "map_cut" => Measure::MapCut(k),
+            "recip_rank_cut" => Measure::RecipRankCut(k),
             "success" => Measure::Success(k),
             "judged" => Measure::Judged(k),
             _ => return Err(expected()),
@@ -90,11 +102,13 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for name in ["ndcg_cut.10", "recall.100", "P.5", "map", "map_cut.1000", "recip_rank", "success.1", "Rprec", "judged.10"] {
+        for name in ["ndcg_cut.10", "recall.100", "P.5", "map", "map_cut.1000", "recip_rank", "recip_rank_cut.10", "success.1", "Rprec", "judged.10"] {
             assert_eq!(name.parse::<Measure>().unwrap().to_string(), name);
         }
         assert_eq!("ndcg_cut_10".parse::<Measure>().unwrap(), Measure::NdcgCut(10));
         assert_eq!(Measure::NdcgCut(10).key(), "ndcg_cut_10");
+        assert_eq!("recip_rank_cut_10".parse::<Measure>().unwrap(), Measure::RecipRankCut(10));
+        assert_eq!("mrr@10".parse::<Measure>().unwrap(), Measure::RecipRankCut(10));
         assert!("ndcg".parse::<Measure>().is_err());
         assert!("recall.0".parse::<Measure>().is_err());
     }

@@ -66,9 +66,10 @@ pub(super) fn average_precision(j: &Judged, k: usize) -> f64 {
     sum / j.num_rel as f64
 }
 
-/// 1 / rank of the first relevant document, 0 if none (trec_eval `recip_rank`).
-pub(super) fn recip_rank(j: &Judged) -> f64 {
-    j.rels.iter().position(|&g| relevant(g)).map_or(0.0, |i| 1.0 / (i + 1) as f64)
+/// 1 / rank of the first relevant document within the top k, 0 if none (trec_eval
+/// `recip_rank` is k = ∞; MRR@k is the mean of k-cut values, as ranx and BEIR compute it).
+pub(super) fn recip_rank(j: &Judged, k: usize) -> f64 {
+    j.rels.iter().take(k).position(|&g| relevant(g)).map_or(0.0, |i| 1.0 / (i + 1) as f64)
 }
 
 /// 1 if a relevant document is in the top k (trec_eval `success.k`).
