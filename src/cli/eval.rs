@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use quantir::eval::{evaluate, Completeness, Evaluation, Measure};
-use quantir::trec::{Qrels, QrelsFormat, Run};
+use quantir::trec::{parse_trec, Qrels, QrelsFormat};
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
@@ -33,7 +33,8 @@ pub struct EvalArgs {
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let qrels = Qrels::read(&args.qrels, args.qrels_format)?;
-    let run = Run::read_trec(&args.run)?;
+    let text = quantir::io::MappedText::open(&args.run)?;
+    let run = parse_trec(&args.run, text.as_str())?;
     let measures = if args.measures.is_empty() { Measure::DEFAULTS.to_vec() } else { args.measures.clone() };
     let completeness = if args.complete { Completeness::Complete } else { Completeness::RunQueriesOnly };
     let evaluation = evaluate(&run, &qrels, &measures, completeness);
@@ -57,6 +58,9 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             }
         }
         print_means(&evaluation);
+    }
+    if evaluation.unjudged_in_run > 0 {
+        eprintln!("{} run queries have no judgments: not evaluated", evaluation.unjudged_in_run);
     }
     if evaluation.missing_from_run > 0 {
         let how = if args.complete { "counted as 0 (--complete)" } else { "skipped; --complete counts them as 0" };

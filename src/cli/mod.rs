@@ -3,6 +3,7 @@
 //! the result.
 
 mod args;
+mod compare;
 mod eval;
 mod index;
 mod progress;
@@ -29,6 +30,8 @@ enum Command {
     Run(run::RunArgs),
     /// Evaluate a TREC run against qrels with trec_eval's measures.
     Eval(eval::EvalArgs),
+    /// Compare runs with a baseline: means per measure and paired significance tests.
+    Compare(compare::CompareArgs),
 }
 
 /// Parses the arguments and runs the command.
@@ -39,5 +42,6 @@ pub fn run() -> anyhow::Result<()> {
         Command::Search(args) => search::run(args),
         Command::Run(args) => run::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Compare(args) => compare::run(args),
     }
 }

@@ -73,7 +73,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     );
     if let Some(path) = &args.eval {
         let qrels = Qrels::read(path, QrelsFormat::Auto)?;
-        let evaluation = evaluate(&run, &qrels, &Measure::DEFAULTS, Completeness::Complete);
+        let evaluation = evaluate(&run.view(), &qrels, &Measure::DEFAULTS, Completeness::Complete);
         super::eval::print_means(&evaluation);
     }
     Ok(())

@@ -4,7 +4,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::measure::Measure;
 use super::measures::{self, Judged};
-use crate::trec::{Qrels, Run, ScoredDoc};
+use rayon::prelude::*;
+
+use crate::trec::{QueryView, Qrels, RunView};
 
 /// What to do with judged queries the run has no results for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -35,41 +37,58 @@ pub struct Evaluation {
 ///
 /// A query is evaluated when it is in the run and has judgments, even if none of them is
 /// relevant (its values are then 0, as trec_eval and pytrec_eval report them).
-pub fn evaluate(run: &Run, qrels: &Qrels, measures: &[Measure], completeness: Completeness) -> Evaluation {
+pub fn evaluate(run: &RunView, qrels: &Qrels, measures: &[Measure], completeness: Completeness) -> Evaluation {
     let mut evaluation = Evaluation { measures: measures.to_vec(), ..Default::default() };
-    let lists: HashMap<&str, &[ScoredDoc]> = run.queries.iter().map(|l| (l.qid.as_str(), l.docs.as_slice())).collect();
-    evaluation.unjudged_in_run = run.queries.iter().filter(|l| !qrels.judgments.contains_key(&l.qid)).count();
-    let mut rels = Vec::new();
-    let mut judged = Vec::new();
-    for (qid, judgments) in &qrels.judgments {
-        let Some(docs) = lists.get(qid.as_str()) else {
-            evaluation.missing_from_run += 1;
-            if completeness == Completeness::Complete {
-                evaluation.per_query.insert(qid.clone(), vec![0.0; measures.len()]);
-            }
-            continue;
-        };
-        let num_rel = judgments.values().filter(|&&g| g >= 1).count();
-        let mut ranked: Vec<&ScoredDoc> = docs.iter().collect();
-        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.docid.cmp(&a.docid)));
-        rels.clear();
-        judged.clear();
-        for doc in &ranked {
-            let grade = judgments.get(&doc.docid);
-            rels.push(grade.copied().unwrap_or(0));
-            judged.push(grade.is_some());
-        }
-        let mut ideal: Vec<i32> = judgments.values().copied().filter(|&g| g > 0).collect();
-        ideal.sort_unstable_by(|a, b| b.cmp(a));
-        let j = Judged { rels: &rels, judged: &judged, num_rel, ideal: &ideal };
-        let values = measures.iter().map(|m| value(&j, *m)).collect();
-        evaluation.per_query.insert(qid.clone(), values);
-    }
+    let lists: HashMap<&str, &QueryView> = run.queries.iter().map(|q| (q.qid, q)).collect();
+    evaluation.unjudged_in_run = run.queries.iter().filter(|q| !qrels.judgments.contains_key(q.qid)).count();
+    evaluation.missing_from_run = qrels.judgments.keys().filter(|q| !lists.contains_key(q.as_str())).count();
+    let values: Vec<(String, Option<Vec<f64>>)> = qrels
+        .judgments
+        .par_iter()
+        .map(|(qid, judgments)| {
+            let values = match lists.get(qid.as_str()) {
+                Some(query) => Some(query_values(query, judgments, measures)),
+                None if completeness == Completeness::Complete => Some(vec![0.0; measures.len()]),
+                None => None,
+            };
+            (qid.clone(), values)
+        })
+        .collect();
+    evaluation.per_query = values.into_iter().filter_map(|(q, v)| v.map(|v| (q, v))).collect();
     let n = evaluation.per_query.len();
     evaluation.mean = (0..measures.len())
         .map(|i| if n == 0 { 0.0 } else { evaluation.per_query.values().map(|v| v[i]).sum::<f64>() / n as f64 })
         .collect();
     evaluation
+}
+
+/// One query's values: its documents ranked as trec_eval ranks them, then measured.
+fn query_values(query: &QueryView, judgments: &BTreeMap<String, i32>, measures: &[Measure]) -> Vec<f64> {
+    let trec_order = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(a.0));
+    let sorted;
+    let docs: &[(&str, f64)] = if query.docs.is_sorted_by(|a, b| trec_order(a, b).is_le()) {
+        &query.docs
+    } else {
+        let mut copy = query.docs.clone();
+        copy.sort_by(trec_order);
+        sorted = copy;
+        &sorted
+    };
+    let num_rel = judgments.values().filter(|&&g| g >= 1).count();
+    // Every retrieved document is looked up, most of them unjudged: a hash probe rejects those
+    // without comparing strings, where the ordered map compares several.
+    let grades: rustc_hash::FxHashMap<&str, i32> = judgments.iter().map(|(d, g)| (d.as_str(), *g)).collect();
+    let mut rels = Vec::with_capacity(docs.len());
+    let mut judged = Vec::with_capacity(docs.len());
+    for (docid, _) in docs {
+        let grade = grades.get(*docid);
+        rels.push(grade.copied().unwrap_or(0));
+        judged.push(grade.is_some());
+    }
+    let mut ideal: Vec<i32> = judgments.values().copied().filter(|&g| g > 0).collect();
+    ideal.sort_unstable_by(|a, b| b.cmp(a));
+    let j = Judged { rels: &rels, judged: &judged, num_rel, ideal: &ideal };
+    measures.iter().map(|m| value(&j, *m)).collect()
 }
 
 fn value(j: &Judged, measure: Measure) -> f64 {
@@ -90,7 +109,7 @@ fn value(j: &Judged, measure: Measure) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trec::RankedList;
+    use crate::trec::{RankedList, Run, ScoredDoc};
 
     fn doc(id: &str, score: f64) -> ScoredDoc {
         ScoredDoc { docid: id.into(), score }
@@ -103,7 +122,7 @@ mod tests {
         let mut qrels = Qrels::default();
         qrels.judgments.insert("q".into(), [("d1".into(), 2), ("d2".into(), 1), ("d4".into(), 1)].into_iter().collect());
         let measures = [Measure::NdcgCut(3), Measure::Recall(3), Measure::Precision(2), Measure::Map, Measure::RecipRank];
-        let e = evaluate(&run, &qrels, &measures, Completeness::RunQueriesOnly);
+        let e = evaluate(&run.view(), &qrels, &measures, Completeness::RunQueriesOnly);
         let v = &e.per_query["q"];
         let dcg = 2.0 + 1.0 / 4f64.log2();
         let idcg = 2.0 + 1.0 / 3f64.log2() + 1.0 / 4f64.log2();
@@ -119,7 +138,7 @@ mod tests {
         let run = Run { queries: vec![RankedList { qid: "q".into(), docs: vec![doc("a", 1.0), doc("b", 1.0)] }] };
         let mut qrels = Qrels::default();
         qrels.judgments.insert("q".into(), [("a".into(), 1)].into_iter().collect());
-        let e = evaluate(&run, &qrels, &[Measure::RecipRank], Completeness::RunQueriesOnly);
+        let e = evaluate(&run.view(), &qrels, &[Measure::RecipRank], Completeness::RunQueriesOnly);
         assert_eq!(e.per_query["q"][0], 0.5, "b sorts before a");
     }
 
@@ -129,9 +148,9 @@ mod tests {
         let mut qrels = Qrels::default();
         qrels.judgments.insert("q1".into(), [("a".into(), 1)].into_iter().collect());
         qrels.judgments.insert("q2".into(), [("b".into(), 1)].into_iter().collect());
-        let default = evaluate(&run, &qrels, &[Measure::RecipRank], Completeness::RunQueriesOnly);
+        let default = evaluate(&run.view(), &qrels, &[Measure::RecipRank], Completeness::RunQueriesOnly);
         assert_eq!((default.mean[0], default.missing_from_run), (1.0, 1));
-        let complete = evaluate(&run, &qrels, &[Measure::RecipRank], Completeness::Complete);
+        let complete = evaluate(&run.view(), &qrels, &[Measure::RecipRank], Completeness::Complete);
         assert_eq!(complete.mean[0], 0.5);
     }
 }

@@ -13,11 +13,14 @@
 //!   with every measure at 0;
 //! - `all` is the arithmetic mean over the evaluated queries.
 //!
-//! One file per measure, each with its formula.
+//! The formulas live in `measures.rs`, one function per measure; `compare.rs` holds the paired
+//! significance tests.
 
+mod compare;
 mod measure;
 mod measures;
 mod evaluate;
 
+pub use compare::{compare, correct, paired_t_test, permutation_test, CompareConfig, Comparison, Correction, RunRow, Test};
 pub use evaluate::{evaluate, Completeness, Evaluation};
 pub use measure::Measure;

@@ -1,6 +1,5 @@
 //! TREC run files: `qid Q0 docid rank score tag`, one line per retrieved document.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -58,84 +57,154 @@ impl Run {
         std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
     }
 
-    /// Reads a TREC run file. Every line needs six whitespace-separated fields with a numeric
-    /// score; a docid repeated within one query is an error naming both lines.
+    /// Reads a TREC run file (see [`parse_trec`]) into owned strings.
     pub fn read_trec(path: &Path) -> Result<Run> {
         let text = crate::io::read_utf8(path)?;
-        let mut run = Run::default();
-        let mut query_index: HashMap<String, usize> = HashMap::new();
-        let mut seen: HashMap<(usize, String), usize> = HashMap::new();
-        for (i, line) in text.lines().enumerate() {
-            let line_no = i + 1;
-            if line.trim().is_empty() {
+        Ok(parse_trec(path, &text)?.to_owned_run())
+    }
+
+    /// A borrowed view, for evaluation.
+    pub fn view(&self) -> RunView<'_> {
+        RunView {
+            queries: self
+                .queries
+                .iter()
+                .map(|l| QueryView { qid: &l.qid, docs: l.docs.iter().map(|d| (d.docid.as_str(), d.score)).collect() })
+                .collect(),
+        }
+    }
+}
+
+/// A run whose ids borrow from the file's text: what evaluation reads, without an allocation per
+/// line. Each query's documents are in trec_eval's order (score descending, docid descending).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunView<'a> {
+    /// The queries, in order of first appearance.
+    pub queries: Vec<QueryView<'a>>,
+}
+
+/// One query of a [`RunView`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QueryView<'a> {
+    /// The query id.
+    pub qid: &'a str,
+    /// `(docid, score)`, in trec_eval's order.
+    pub docs: Vec<(&'a str, f64)>,
+}
+
+impl RunView<'_> {
+    fn to_owned_run(&self) -> Run {
+        Run {
+            queries: self
+                .queries
+                .iter()
+                .map(|q| RankedList { qid: q.qid.to_string(), docs: q.docs.iter().map(|(d, s)| ScoredDoc { docid: d.to_string(), score: *s }).collect() })
+                .collect(),
+        }
+    }
+}
+
+/// Consecutive lines of one query within a chunk of the file.
+struct Group<'a> {
+    qid: &'a str,
+    docs: Vec<(&'a str, f64)>,
+    /// Byte offset of each line, for error positions.
+    offsets: Vec<usize>,
+}
+
+/// Parses a TREC run's text: six whitespace-separated fields a line with a numeric score; a docid
+/// repeated within one query is an error naming both lines. The file is parsed in chunks on all
+/// cores (a run of 2.5M lines is typical), then grouped by query in order of first appearance.
+pub fn parse_trec<'a>(path: &Path, text: &'a str) -> Result<RunView<'a>> {
+    use rayon::prelude::*;
+    const CHUNK_BYTES: usize = 1 << 20;
+    let mut bounds = vec![0];
+    while let Some(&last) = bounds.last() {
+        if last >= text.len() {
+            break;
+        }
+        let target = (last + CHUNK_BYTES).min(text.len());
+        // Byte search: `target` may fall inside a multi-byte character, a newline never does.
+        let end = text.as_bytes()[target..].iter().position(|&b| b == b'\n').map_or(text.len(), |i| target + i + 1);
+        bounds.push(end);
+    }
+    let chunks: Vec<Vec<Group<'a>>> = bounds
+        .par_windows(2)
+        .map(|w| parse_chunk(path, text, w[0], w[1]))
+        .collect::<Result<_>>()?;
+    let mut index: rustc_hash::FxHashMap<&'a str, usize> = Default::default();
+    let mut queries: Vec<(QueryView<'a>, Vec<usize>)> = Vec::new();
+    for group in chunks.into_iter().flatten() {
+        let q = *index.entry(group.qid).or_insert_with(|| {
+            queries.push((QueryView { qid: group.qid, docs: Vec::new() }, Vec::new()));
+            queries.len() - 1
+        });
+        let (query, offsets) = &mut queries[q];
+        if query.docs.is_empty() {
+            query.docs = group.docs;
+            *offsets = group.offsets;
+        } else {
+            query.docs.extend(group.docs);
+            offsets.extend(group.offsets);
+        }
+    }
+    let queries = queries
+        .into_par_iter()
+        .map(|(mut query, offsets)| {
+            let mut seen: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::with_capacity_and_hasher(query.docs.len(), Default::default());
+            for (i, (docid, _)) in query.docs.iter().enumerate() {
+                if let Some(first) = seen.insert(docid, i) {
+                    let line = |i: usize| crate::io::position_at(text, offsets[i]).line;
+                    return Err(Error::DuplicateId {
+                        path: path.to_path_buf(),
+                        id: format!("{docid} (query {})", query.qid),
+                        first_line: line(first),
+                        line: line(i),
+                    });
+                }
+            }
+            // Runs are usually written in this order already (quantir's are): check before sorting.
+            let order = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(a.0));
+            if !query.docs.is_sorted_by(|a, b| order(a, b).is_le()) {
+                query.docs.sort_unstable_by(order);
+            }
+            Ok(query)
+        })
+        .collect::<Result<_>>()?;
+    Ok(RunView { queries })
+}
+
+fn parse_chunk<'a>(path: &Path, text: &'a str, start: usize, end: usize) -> Result<Vec<Group<'a>>> {
+    let mut groups: Vec<Group<'a>> = Vec::new();
+    let mut offset = start;
+    for raw in text[start..end].split_inclusive('\n') {
+        let line_offset = offset;
+        offset += raw.len();
+        let mut fields = raw.split_ascii_whitespace();
+        let (Some(qid), Some(_q0), Some(docid), Some(_rank), Some(score), Some(_tag), None) =
+            (fields.next(), fields.next(), fields.next(), fields.next(), fields.next(), fields.next(), fields.next())
+        else {
+            if raw.trim().is_empty() {
                 continue;
             }
-            let at = Position { line: line_no, column: None };
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            if fields.len() != 6 {
-                return Err(Error::Malformed {
-                    path: path.to_path_buf(),
-                    at,
-                    message: format!("expected 6 fields `qid Q0 docid rank score tag`, found {}", fields.len()),
-                });
-            }
-            let score: f64 = fields[4].parse().map_err(|_| Error::Parse {
-                path: path.to_path_buf(),
-                at,
-                field: "score".into(),
-                expected: "a number".into(),
-                found: crate::error::shorten(fields[4]),
-            })?;
-            let q = *query_index.entry(fields[0].to_string()).or_insert_with(|| {
-                run.queries.push(RankedList { qid: fields[0].to_string(), docs: Vec::new() });
-                run.queries.len() - 1
-            });
-            if let Some(first_line) = seen.insert((q, fields[2].to_string()), line_no) {
-                return Err(Error::DuplicateId { path: path.to_path_buf(), id: format!("{} (query {})", fields[2], fields[0]), first_line, line: line_no });
-            }
-            run.queries[q].docs.push(ScoredDoc { docid: fields[2].to_string(), score });
-        }
-        for list in &mut run.queries {
-            sort_trec_eval(&mut list.docs);
-        }
-        Ok(run)
-    }
-}
-
-/// Sorts documents as trec_eval ranks them: score descending, ties by docid descending (bytes).
-pub fn sort_trec_eval(docs: &mut [ScoredDoc]) {
-    docs.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.docid.cmp(&a.docid)));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn write_then_read_keeps_order_and_scores() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.trec");
-        let run = Run {
-            queries: vec![RankedList {
-                qid: "q1".into(),
-                docs: vec![
-                    ScoredDoc { docid: "b".into(), score: 2.5 },
-                    ScoredDoc { docid: "c".into(), score: 1.0 },
-                    ScoredDoc { docid: "a".into(), score: 1.0 },
-                ],
-            }],
+            let found = raw.split_ascii_whitespace().count();
+            let at = Position { line: crate::io::position_at(text, line_offset).line, column: None };
+            return Err(Error::Malformed { path: path.to_path_buf(), at, message: format!("expected 6 fields `qid Q0 docid rank score tag`, found {found}") });
         };
-        run.write_trec(&path, DEFAULT_TAG).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().next().unwrap(), "q1 Q0 b 1 2.5 quantir");
-        assert_eq!(Run::read_trec(&path).unwrap(), run);
+        let score: f64 = score.parse().map_err(|_| Error::Parse {
+            path: path.to_path_buf(),
+            at: Position { line: crate::io::position_at(text, line_offset).line, column: None },
+            field: "score".into(),
+            expected: "a number".into(),
+            found: crate::error::shorten(score),
+        })?;
+        match groups.last_mut() {
+            Some(group) if group.qid == qid => {
+                group.docs.push((docid, score));
+                group.offsets.push(line_offset);
+            }
+            _ => groups.push(Group { qid, docs: vec![(docid, score)], offsets: vec![line_offset] }),
+        }
     }
-
-    #[test]
-    fn duplicate_docid_names_both_lines() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.trec");
-        std::fs::write(&path, "1 Q0 d1 1 3 x\n1 Q0 d2 2 2 x\n1 Q0 d1 3 1 x\n").unwrap();
-        let err = Run::read_trec(&path).unwrap_err().to_string();
-        assert!(err.ends_with("run.trec:3: duplicate id \"d1 (query 1)\" (first at line 1)"), "{err}");
-    }
+    Ok(groups)
 }

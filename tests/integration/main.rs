@@ -4,6 +4,7 @@ mod bad_input;
 mod bm25;
 mod cli;
 mod cutoff;
+mod eval_oracle;
 mod formats;
 mod index_build;
 mod scifact;
