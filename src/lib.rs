@@ -22,6 +22,7 @@ pub mod corpus;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod fuse;
 pub mod index;
 pub mod io;
 pub mod retrieve;

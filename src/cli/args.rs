@@ -3,6 +3,7 @@
 use clap::Args;
 
 use quantir::corpus::PubDate;
+use quantir::fuse::{ConstantPolicy, FusionConfig, Method, Norm, RRF_K};
 use quantir::index::Bm25Params;
 use quantir::retrieve::UndatedPolicy;
 
@@ -49,4 +50,29 @@ pub struct ThreadsArgs {
     /// Worker threads (0 = one per core)
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
+}
+
+/// `--norm`, `--constant`, `--rrf-k`, `--weights`: how ranked lists are fused.
+#[derive(Debug, Args)]
+pub struct FusionArgs {
+    /// Per-list normalisation [default: min-max; combmax-norm is always min-max; rrf reads ranks only]
+    #[arg(long, value_enum)]
+    pub norm: Option<Norm>,
+    /// What min-max gives a list of one result or equal scores: zero (ranx), one (Pyserini), raw
+    /// (QuanTemp++ reference code)
+    #[arg(long, value_enum, default_value_t = ConstantPolicy::Zero)]
+    pub constant: ConstantPolicy,
+    /// RRF's k
+    #[arg(long, default_value_t = RRF_K)]
+    pub rrf_k: f64,
+    /// Weights of wsum, one per list, comma-separated [default: 1 each]
+    #[arg(long, value_delimiter = ',', value_name = "W,W,...")]
+    pub weights: Vec<f64>,
+}
+
+impl FusionArgs {
+    /// The library configuration for `method`.
+    pub fn config(&self, method: Method) -> FusionConfig {
+        FusionConfig { method, norm: self.norm, constant: self.constant, rrf_k: self.rrf_k, weights: self.weights.clone() }
+    }
 }

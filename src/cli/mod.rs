@@ -5,6 +5,7 @@
 mod args;
 mod compare;
 mod eval;
+mod fuse;
 mod index;
 mod progress;
 mod run;
@@ -32,6 +33,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Compare runs with a baseline: means per measure and paired significance tests.
     Compare(compare::CompareArgs),
+    /// Fuse TREC runs query by query (CombSUM, CombMAX, CombMNZ, CombMAX-Norm, RRF, weighted sum).
+    Fuse(fuse::FuseArgs),
 }
 
 /// Parses the arguments and runs the command.
@@ -43,5 +46,6 @@ pub fn run() -> anyhow::Result<()> {
         Command::Run(args) => run::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Fuse(args) => fuse::run(args),
     }
 }

@@ -6,6 +6,7 @@ mod cli;
 mod cutoff;
 mod eval_oracle;
 mod formats;
+mod fuse_oracle;
 mod index_build;
 mod scifact;
 mod util;

@@ -1,0 +1,36 @@
+//! `quantir fuse`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use quantir::fuse::{fuse_runs, Method};
+use quantir::trec::{Run, DEFAULT_TAG};
+
+use super::args::FusionArgs;
+
+#[derive(Debug, Args)]
+pub struct FuseArgs {
+    /// Fusion method
+    #[arg(long, value_enum)]
+    method: Method,
+    #[command(flatten)]
+    fusion: FusionArgs,
+    /// Documents kept per query
+    #[arg(short, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    k: u64,
+    /// TREC runs to fuse (the same queries in each)
+    #[arg(value_name = "RUN", required = true, num_args = 2..)]
+    runs: Vec<PathBuf>,
+    /// The fused TREC run
+    #[arg(long, value_name = "RUN")]
+    output: PathBuf,
+}
+
+pub fn run(args: FuseArgs) -> anyhow::Result<()> {
+    let runs = args.runs.iter().map(|p| Run::read_trec(p)).collect::<Result<Vec<_>, _>>()?;
+    let config = args.fusion.config(args.method);
+    let fused = fuse_runs(&runs, &config, args.k as usize)?;
+    fused.write_trec(&args.output, DEFAULT_TAG)?;
+    eprintln!("fused {} runs ({:?}, norm {:?}) over {} queries into {}", runs.len(), config.method, config.effective_norm(), fused.queries.len(), args.output.display());
+    Ok(())
+}
