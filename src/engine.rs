@@ -8,6 +8,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::corpus::{Claim, PubDate};
+use crate::fuse::{fuse_query, FusionConfig};
+use crate::plan::{ClaimOnly, Plan, Planner, SubQuery};
 use crate::error::{Error, Result};
 use crate::index::{Bm25Params, Index, StoredDocument};
 use crate::io::Progress;
@@ -45,7 +47,11 @@ pub struct RunSummary {
     pub claims: usize,
     /// Claims that had a cutoff (their own date or `--before`).
     pub with_cutoff: usize,
-    /// Wall-clock seconds.
+    /// Sub-queries retrieved, over all claims.
+    pub subqueries: usize,
+    /// Claims whose planner fell back to the claim itself.
+    pub fallbacks: usize,
+    /// Wall-clock seconds, planning included.
     pub seconds: f64,
 }
 
@@ -56,39 +62,152 @@ impl RunConfig {
     }
 }
 
-/// Runs every claim and returns the run, in claim order.
+/// How sub-query lists become one list per claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanRunConfig {
+    /// Documents each sub-query retrieves (`--depth`).
+    pub depth: usize,
+    /// How the lists are fused.
+    pub fusion: FusionConfig,
+}
+
+impl Default for PlanRunConfig {
+    /// Depth 100, CombMAX-Norm: QuanTemp++'s setting.
+    fn default() -> Self {
+        PlanRunConfig { depth: 100, fusion: FusionConfig::default() }
+    }
+}
+
+/// For one claim: its sub-queries and which of them found each fused document (`--explain`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Explanation {
+    /// The claim's id.
+    pub id: String,
+    /// Its sub-queries.
+    pub subqueries: Vec<SubQuery>,
+    /// Whether the planner fell back to the claim.
+    pub fell_back: bool,
+    /// The fused documents, best first.
+    pub hits: Vec<ExplainedHit>,
+}
+
+/// One fused document and the sub-queries that retrieved it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ExplainedHit {
+    /// Document id.
+    pub id: String,
+    /// Fused score.
+    pub score: f64,
+    /// Indices into [`Explanation::subqueries`].
+    pub from_subqueries: Vec<usize>,
+}
+
+/// Runs every claim as claim-only BM25 and returns the run, in claim order.
 pub fn run_claims(index: &Index, claims: &[Claim], config: &RunConfig, progress: &dyn Progress) -> Result<(Run, RunSummary)> {
-    if config.k == 0 {
-        return Err(Error::InvalidArgument { name: "-k", message: "expected at least 1 document per claim".into() });
+    let (run, summary, _) = run_planned(index, claims, &ClaimOnly, config, &PlanRunConfig::default(), false, progress)?;
+    Ok((run, summary))
+}
+
+/// Plans every claim, retrieves each sub-query with the claim's own cutoff, fuses the lists and
+/// keeps the top `config.k`. A one-query plan keeps its BM25 scores (nothing to fuse), so
+/// `claim-only` is plain BM25. With `explain`, also returns an [`Explanation`] per claim.
+pub fn run_planned(
+    index: &Index,
+    claims: &[Claim],
+    planner: &dyn Planner,
+    config: &RunConfig,
+    plan_config: &PlanRunConfig,
+    explain: bool,
+    progress: &dyn Progress,
+) -> Result<(Run, RunSummary, Vec<Explanation>)> {
+    if config.k == 0 || plan_config.depth == 0 {
+        return Err(Error::InvalidArgument { name: "-k", message: "expected at least 1 document per claim and per sub-query".into() });
     }
     let bm25 = Bm25::new(index, config.bm25)?;
     let started = Instant::now();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .build()
-        .map_err(|e| Error::InvalidArgument { name: "--threads", message: e.to_string() })?;
-    progress.start("claims", Some(claims.len() as u64));
-    let lists: Result<Vec<RankedList>> = pool.install(|| {
+    let pool = |threads: usize| {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::InvalidArgument { name: "--threads", message: e.to_string() })
+    };
+    progress.start("planning", Some(claims.len() as u64));
+    let plans: Result<Vec<Plan>> = pool(planner.concurrency())?.install(|| {
         claims
             .par_iter()
-            .map_init(Scratch::default, |scratch, claim| {
-                let exclude = if config.remove_query { index.rank_of(&claim.id) } else { None };
-                let hits = bm25.search(&claim.text, &config.cutoff_for(claim), config.k, exclude, scratch)?;
+            .map(|claim| {
+                let plan = planner.plan(claim);
                 progress.advance(1);
-                Ok(RankedList {
-                    qid: claim.id.clone(),
-                    docs: hits.iter().map(|h| ScoredDoc { docid: index.id(h.rank).to_string(), score: f64::from(h.score) }).collect(),
-                })
+                plan
             })
             .collect()
     });
     progress.finish();
+    let plans = plans?;
+    for plan in &plans {
+        plan_config.fusion.validate(plan.subqueries.len())?;
+    }
+    progress.start("claims", Some(claims.len() as u64));
+    let results: Result<Vec<(RankedList, Option<Explanation>)>> = pool(config.threads)?.install(|| {
+        claims
+            .par_iter()
+            .zip(&plans)
+            .map_init(Scratch::default, |scratch, (claim, plan)| {
+                let result = retrieve_plan(index, &bm25, claim, plan, config, plan_config, explain, scratch);
+                progress.advance(1);
+                result
+            })
+            .collect()
+    });
+    progress.finish();
+    let (lists, explanations): (Vec<RankedList>, Vec<Option<Explanation>>) = results?.into_iter().unzip();
     let summary = RunSummary {
         claims: claims.len(),
         with_cutoff: claims.iter().filter(|c| config.cutoff_for(c).before.is_some()).count(),
+        subqueries: plans.iter().map(|p| p.subqueries.len()).sum(),
+        fallbacks: plans.iter().filter(|p| p.fell_back).count(),
         seconds: started.elapsed().as_secs_f64(),
     };
-    Ok((Run { queries: lists? }, summary))
+    Ok((Run { queries: lists }, summary, explanations.into_iter().flatten().collect()))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn retrieve_plan(
+    index: &Index,
+    bm25: &Bm25,
+    claim: &Claim,
+    plan: &Plan,
+    config: &RunConfig,
+    plan_config: &PlanRunConfig,
+    explain: bool,
+    scratch: &mut Scratch,
+) -> Result<(RankedList, Option<Explanation>)> {
+    let cutoff = config.cutoff_for(claim);
+    let exclude = if config.remove_query { index.rank_of(&claim.id) } else { None };
+    let single = plan.subqueries.len() == 1;
+    let depth = if single { config.k } else { plan_config.depth };
+    let mut lists: Vec<Vec<(u32, f64)>> = Vec::with_capacity(plan.subqueries.len());
+    for subquery in &plan.subqueries {
+        let hits = bm25.search(&subquery.text, &cutoff, depth, exclude, scratch)?;
+        lists.push(hits.iter().map(|h| (h.rank, f64::from(h.score))).collect());
+    }
+    let fused: Vec<(u32, f64)> = if single {
+        lists[0].iter().take(config.k).copied().collect()
+    } else {
+        fuse_query(&lists, &plan_config.fusion, config.k)
+    };
+    let explanation = explain.then(|| Explanation {
+        id: claim.id.clone(),
+        subqueries: plan.subqueries.clone(),
+        fell_back: plan.fell_back,
+        hits: fused
+            .iter()
+            .map(|&(rank, score)| ExplainedHit {
+                id: index.id(rank).to_string(),
+                score,
+                from_subqueries: lists.iter().enumerate().filter(|(_, l)| l.iter().any(|&(r, _)| r == rank)).map(|(i, _)| i).collect(),
+            })
+            .collect(),
+    });
+    let list = RankedList { qid: claim.id.clone(), docs: fused.into_iter().map(|(rank, score)| ScoredDoc { docid: index.id(rank).to_string(), score }).collect() };
+    Ok((list, explanation))
 }
 
 /// One search result with its stored fields, for people reading evidence.

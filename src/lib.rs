@@ -25,6 +25,7 @@ pub mod eval;
 pub mod fuse;
 pub mod index;
 pub mod io;
+pub mod plan;
 pub mod retrieve;
 pub mod trec;
 

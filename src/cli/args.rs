@@ -3,7 +3,11 @@
 use clap::Args;
 
 use quantir::corpus::PubDate;
+use std::path::PathBuf;
+use std::time::Duration;
+
 use quantir::fuse::{ConstantPolicy, FusionConfig, Method, Norm, RRF_K};
+use quantir::plan::{planner_for, LlmConfig, LlmStyle, MmrConfig, PlanSpec, Planner};
 use quantir::index::Bm25Params;
 use quantir::retrieve::UndatedPolicy;
 
@@ -74,5 +78,70 @@ impl FusionArgs {
     /// The library configuration for `method`.
     pub fn config(&self, method: Method) -> FusionConfig {
         FusionConfig { method, norm: self.norm, constant: self.constant, rrf_k: self.rrf_k, weights: self.weights.clone() }
+    }
+}
+
+/// `--plan` and what it needs: MMR filtering and the LLM connection.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Planner: claim-only, numeric, file:PATH[:claimdecomp|pgmfc|fcdecomp], llm:fcdecomp|claimdecomp|pgmfc
+    #[arg(long, default_value = "claim-only", value_parser = parse_plan)]
+    pub plan: PlanSpec,
+    /// Filter sub-queries with MMR (relevance to the claim against redundancy)
+    #[arg(long)]
+    pub mmr: bool,
+    /// MMR's β (weight of relevance to the claim)
+    #[arg(long, default_value_t = 0.8, requires = "mmr")]
+    pub mmr_beta: f64,
+    /// MMR's threshold on min-max normalised scores
+    #[arg(long, default_value_t = 0.5, requires = "mmr")]
+    pub mmr_threshold: f64,
+    /// Base URL of an OpenAI-compatible API (for llm: plans), e.g. http://127.0.0.1:8000/v1
+    #[arg(long, env = "QUANTIR_LLM_URL", value_name = "URL")]
+    pub llm_url: Option<String>,
+    /// Model name for llm: plans
+    #[arg(long, env = "QUANTIR_LLM_MODEL", value_name = "MODEL")]
+    pub llm_model: Option<String>,
+    /// API key for llm: plans
+    #[arg(long, env = "OPENAI_API_KEY", value_name = "KEY", hide_env_values = true)]
+    pub llm_key: Option<String>,
+    /// Seconds allowed per LLM request
+    #[arg(long, default_value_t = 60)]
+    pub llm_timeout: u64,
+    /// Retries after a failed LLM request (network error, timeout, 429, 5xx), with backoff
+    #[arg(long, default_value_t = 3)]
+    pub llm_retries: u32,
+    /// Claims sent to the LLM at once
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
+    pub llm_concurrency: u64,
+    /// Folder of cached LLM answers (a rerun makes no calls)
+    #[arg(long, default_value = ".quantir/llm-cache", value_name = "DIR")]
+    pub llm_cache: PathBuf,
+}
+
+fn parse_plan(text: &str) -> Result<PlanSpec, String> {
+    text.parse()
+}
+
+impl PlanArgs {
+    /// The planner these flags describe.
+    pub fn planner(&self) -> quantir::Result<Box<dyn Planner>> {
+        let mmr = self.mmr.then_some(MmrConfig { beta: self.mmr_beta, threshold: self.mmr_threshold });
+        let llm = match (&self.llm_url, &self.llm_model) {
+            (Some(url), Some(model)) => Some(LlmConfig {
+                base_url: url.clone(),
+                model: model.clone(),
+                api_key: self.llm_key.clone(),
+                style: LlmStyle::FcDecomp,
+                timeout: Duration::from_secs(self.llm_timeout.max(1)),
+                retries: self.llm_retries,
+                backoff: Duration::from_millis(500),
+                concurrency: self.llm_concurrency as usize,
+                cache_dir: self.llm_cache.clone(),
+                max_queries: 10,
+            }),
+            _ => None,
+        };
+        planner_for(&self.plan, mmr, llm)
     }
 }

@@ -7,6 +7,7 @@ mod compare;
 mod eval;
 mod fuse;
 mod index;
+mod plan;
 mod progress;
 mod run;
 mod search;
@@ -27,6 +28,8 @@ enum Command {
     Index(index::IndexArgs),
     /// Search an index for one claim or query.
     Search(search::SearchArgs),
+    /// Decompose claims into sub-queries and write them as JSONL (for queries/).
+    Plan(plan::PlanCommand),
     /// Run a batch of claims into a TREC run file, each with its own date cutoff.
     Run(run::RunArgs),
     /// Evaluate a TREC run against qrels with trec_eval's measures.
@@ -43,9 +46,35 @@ pub fn run() -> anyhow::Result<()> {
     match cli.command {
         Command::Index(args) => index::run(args),
         Command::Search(args) => search::run(args),
+        Command::Plan(args) => plan::run(args),
         Command::Run(args) => run::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Fuse(args) => fuse::run(args),
     }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}
+
+/// Writes `items` as JSON lines through a temporary file renamed into place.
+fn write_jsonl<T: serde::Serialize>(path: &std::path::Path, items: &[T]) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::io::Write;
+    let tmp = path.with_extension("tmp-quantir");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?);
+    for item in items {
+        serde_json::to_writer(&mut out, item)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    drop(out);
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
 }

@@ -4,12 +4,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 use quantir::corpus::{load_claims, Format};
-use quantir::engine::{run_claims, RunConfig};
+use quantir::engine::{run_planned, PlanRunConfig, RunConfig};
+use quantir::fuse::Method;
 use quantir::eval::{evaluate, Completeness, Measure};
 use quantir::index::Index;
 use quantir::trec::{Qrels, QrelsFormat, DEFAULT_TAG};
 
-use super::args::{Bm25Args, CutoffArgs, ThreadsArgs};
+use super::args::{Bm25Args, CutoffArgs, FusionArgs, PlanArgs, ThreadsArgs};
 use super::progress::Bar;
 
 #[derive(Debug, Args)]
@@ -41,6 +42,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "QRELS")]
     eval: Option<PathBuf>,
     #[command(flatten)]
+    plan: PlanArgs,
+    /// How a claim's sub-query lists are fused
+    #[arg(long, value_enum, default_value_t = Method::CombMaxNorm)]
+    fusion: Method,
+    #[command(flatten)]
+    fusion_options: FusionArgs,
+    /// Documents each sub-query retrieves before fusion
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    depth: u64,
+    /// Write, per claim, its sub-queries and which of them found each document (JSONL)
+    #[arg(long, value_name = "PATH")]
+    explain: Option<PathBuf>,
+    #[command(flatten)]
     bm25: Bm25Args,
     #[command(flatten)]
     threads: ThreadsArgs,
@@ -61,16 +75,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         remove_query: args.remove_query,
         threads: args.threads.threads,
     };
-    let (run, summary) = run_claims(&index, &claims, &config, &Bar::default())?;
+    let planner = args.plan.planner()?;
+    let plan_config = PlanRunConfig { depth: args.depth as usize, fusion: args.fusion_options.config(args.fusion) };
+    let (run, summary, explanations) = run_planned(&index, &claims, planner.as_ref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
     run.write_trec(&args.output, DEFAULT_TAG)?;
     eprintln!(
-        "ran {} claims ({} with a date cutoff) in {:.2} s ({:.0} claims/s) into {}",
+        "ran {} claims ({} with a date cutoff, {} sub-queries, {} fell back to the claim) in {:.2} s ({:.0} claims/s) into {}",
         summary.claims,
         summary.with_cutoff,
+        summary.subqueries,
+        summary.fallbacks,
         summary.seconds,
         summary.claims as f64 / summary.seconds.max(1e-9),
         args.output.display()
     );
+    if let Some(path) = &args.explain {
+        super::write_jsonl(path, &explanations)?;
+    }
     if let Some(path) = &args.eval {
         let qrels = Qrels::read(path, QrelsFormat::Auto)?;
         let evaluation = evaluate(&run.view(), &qrels, &Measure::DEFAULTS, Completeness::Complete);

@@ -8,5 +8,6 @@ mod eval_oracle;
 mod formats;
 mod fuse_oracle;
 mod index_build;
+mod plan;
 mod scifact;
 mod util;

@@ -1,0 +1,47 @@
+//! `quantir plan`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use quantir::corpus::{load_claims, Format};
+
+use super::args::PlanArgs;
+
+#[derive(Debug, Args)]
+pub struct PlanCommand {
+    /// Claims: quantir JSONL, BEIR queries.jsonl, or a QuanTemp++ claims list
+    #[arg(long, value_name = "PATH")]
+    claims: PathBuf,
+    /// Claims layout
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    format: Format,
+    #[command(flatten)]
+    plan: PlanArgs,
+    /// Where the decompositions go: {"id", "claim", "queries", "origins"} a line
+    #[arg(long, value_name = "PATH")]
+    output: PathBuf,
+}
+
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    id: &'a str,
+    claim: &'a str,
+    queries: Vec<&'a str>,
+    origins: Vec<quantir::plan::Origin>,
+}
+
+pub fn run(args: PlanCommand) -> anyhow::Result<()> {
+    let claims = load_claims(&args.claims, args.format, None)?;
+    let planner = args.plan.planner()?;
+    let plans = claims.iter().map(|c| planner.plan(c)).collect::<Result<Vec<_>, _>>()?;
+    let lines: Vec<Line> = claims
+        .iter()
+        .zip(&plans)
+        .map(|(c, p)| Line { id: &c.id, claim: &c.text, queries: p.texts(), origins: p.subqueries.iter().map(|q| q.origin).collect() })
+        .collect();
+    super::write_jsonl(&args.output, &lines)?;
+    let fell_back = plans.iter().filter(|p| p.fell_back).count();
+    let total: usize = plans.iter().map(|p| p.subqueries.len()).sum();
+    eprintln!("planned {} claims ({} sub-queries, {} fell back to the claim) into {}", plans.len(), total, fell_back, args.output.display());
+    Ok(())
+}

@@ -1,0 +1,274 @@
+//! The LLM planner: an OpenAI-compatible `/v1/chat/completions` client.
+//!
+//! - **Prompts** are quantir's own (one per [`LlmStyle`]): at most 10 short search queries that
+//!   cover the claim's numeric and temporal aspects, never a question about fact-checks, answered
+//!   as JSON `{"queries": [...]}`.
+//! - **Robustness**: a connect and a total timeout per request; up to `retries` further attempts
+//!   on a network error, a timeout, HTTP 429 or 5xx, waiting `backoff · 2^attempt` between them;
+//!   other HTTP errors fail at once with the server's message. At most `concurrency` claims are
+//!   in flight ([`Planner::concurrency`]).
+//! - **Answers**: JSON `{"queries": [...]}` or a JSON list (inside a code fence or not), else one
+//!   query per line with list markers stripped. A malformed or empty answer falls back to the
+//!   claim itself and is counted ([`LlmStats::fallbacks`]).
+//! - **Cache**: every answer is stored in `cache_dir/<sha256 of model, prompt and claim>.json`,
+//!   so a rerun makes no calls and returns the same plans.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use super::{Origin, Plan, Planner, SubQuery};
+use crate::corpus::Claim;
+use crate::error::{Error, Result};
+
+/// Which decomposition the LLM is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LlmStyle {
+    /// Search queries, one per numeric or temporal aspect (FCDecomp-like).
+    FcDecomp,
+    /// Yes/no sub-questions (ClaimDecomp-like).
+    ClaimDecomp,
+    /// A program of simple questions, one per step (PgmFC-like).
+    PgmFc,
+}
+
+impl FromStr for LlmStyle {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        match s {
+            "fcdecomp" => Ok(LlmStyle::FcDecomp),
+            "claimdecomp" => Ok(LlmStyle::ClaimDecomp),
+            "pgmfc" => Ok(LlmStyle::PgmFc),
+            _ => Err(format!("expected fcdecomp, claimdecomp or pgmfc, found {s:?}")),
+        }
+    }
+}
+
+/// Version of the prompt wording: part of the cache key, so changed prompts are asked anew.
+const PROMPT_VERSION: u32 = 1;
+
+const SYSTEM_PROMPT: &str = "You help fact-checkers find evidence for numerical claims. You write web search queries, \
+never opinions. Answer only with JSON of the form {\"queries\": [\"...\", \"...\"]}.";
+
+impl LlmStyle {
+    fn instruction(self) -> &'static str {
+        match self {
+            LlmStyle::FcDecomp => "Write at most 10 short web search queries that together find evidence for every numeric and temporal \
+aspect of the claim below: each quantity, rate, amount of money, percentage, date or period, with the entity and the time it refers to. \
+Each query should stand alone and be answerable by a document published before the claim was made. Do not ask whether the claim \
+is true, and do not mention fact-checks, fact-checkers or the claim itself.",
+            LlmStyle::ClaimDecomp => "Write at most 10 yes/no questions whose answers, taken together, decide the claim below, covering \
+each of its numbers, dates and comparisons. Each question should stand alone. Do not mention fact-checks or fact-checkers.",
+            LlmStyle::PgmFc => "Break the claim below into a short program of at most 10 simple questions, one per reasoning step \
+(find each quantity, then compare or compute), each written as a standalone search question. Do not mention fact-checks.",
+        }
+    }
+
+    /// The user message for `claim`.
+    pub fn prompt(self, claim: &str) -> String {
+        format!("{}\n\nClaim: {claim}", self.instruction())
+    }
+}
+
+/// Connection settings and limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmConfig {
+    /// Base URL of the API, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:8000/v1`.
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// Bearer token, if the server needs one.
+    pub api_key: Option<String>,
+    /// The decomposition asked for.
+    pub style: LlmStyle,
+    /// Total time allowed for one request.
+    pub timeout: Duration,
+    /// Further attempts after a retryable failure.
+    pub retries: u32,
+    /// First wait between attempts (doubled each time).
+    pub backoff: Duration,
+    /// Claims planned at once.
+    pub concurrency: usize,
+    /// Folder of cached answers.
+    pub cache_dir: PathBuf,
+    /// Queries kept per claim.
+    pub max_queries: usize,
+}
+
+/// What the planner did, for the run summary.
+#[derive(Debug, Default)]
+pub struct LlmStats {
+    /// HTTP requests sent (retries included).
+    pub requests: AtomicUsize,
+    /// Answers taken from the cache.
+    pub cache_hits: AtomicUsize,
+    /// Claims that fell back to the claim itself (malformed or empty answer).
+    pub fallbacks: AtomicUsize,
+}
+
+/// The planner.
+pub struct LlmPlanner {
+    config: LlmConfig,
+    client: reqwest::blocking::Client,
+    /// Counters.
+    pub stats: LlmStats,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CacheEntry {
+    model: String,
+    prompt: String,
+    claim: String,
+    answer: String,
+}
+
+impl LlmPlanner {
+    /// A planner; the cache folder is created if needed.
+    pub fn new(config: LlmConfig) -> Result<LlmPlanner> {
+        std::fs::create_dir_all(&config.cache_dir).map_err(|e| Error::io(&config.cache_dir, e))?;
+        let client = reqwest::blocking::Client::builder()
+            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
+            .timeout(config.timeout)
+            .build()
+            .map_err(|e| Error::InvalidArgument { name: "--llm-url", message: e.to_string() })?;
+        Ok(LlmPlanner { config, client, stats: LlmStats::default() })
+    }
+
+    fn cache_path(&self, prompt: &str, claim: &str) -> PathBuf {
+        let mut hash = Sha256::new();
+        for part in [self.config.model.as_str(), &PROMPT_VERSION.to_string(), SYSTEM_PROMPT, prompt, claim] {
+            hash.update(part.as_bytes());
+            hash.update([0u8]);
+        }
+        let digest = hash.finalize();
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        self.config.cache_dir.join(format!("{hex}.json"))
+    }
+
+    /// The model's answer for `claim`, from the cache or the API.
+    pub fn answer(&self, claim: &str) -> Result<String> {
+        let prompt = self.config.style.prompt(claim);
+        let path = self.cache_path(&prompt, claim);
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            if let Ok(entry) = serde_json::from_str::<CacheEntry>(&text) {
+                self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(entry.answer);
+            }
+        }
+        let answer = self.ask(&prompt)?;
+        let entry = CacheEntry { model: self.config.model.clone(), prompt, claim: claim.to_string(), answer: answer.clone() };
+        // Written beside and renamed, so a crash never leaves half an entry to be read back.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, serde_json::to_vec_pretty(&entry).expect("entry serialises")).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+        Ok(answer)
+    }
+
+    fn ask(&self, prompt: &str) -> Result<String> {
+        let url = format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'));
+        let body = serde_json::json!({
+            "model": self.config.model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": prompt},
+            ],
+        });
+        let mut attempt = 0;
+        loop {
+            self.stats.requests.fetch_add(1, Ordering::Relaxed);
+            let mut request = self.client.post(&url).json(&body);
+            if let Some(key) = &self.config.api_key {
+                request = request.bearer_auth(key);
+            }
+            let failure = match request.send() {
+                Ok(response) if response.status().is_success() => {
+                    let json: serde_json::Value = response.json().map_err(|e| llm_error(&url, format!("the answer is not JSON: {e}")))?;
+                    return Ok(json["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string());
+                }
+                Ok(response) => {
+                    let status = response.status();
+                    let text = response.text().unwrap_or_default();
+                    let message = format!("HTTP {status}: {}", crate::error::shorten(&text));
+                    if status.as_u16() != 429 && !status.is_server_error() {
+                        return Err(llm_error(&url, message));
+                    }
+                    message
+                }
+                Err(e) => e.to_string(),
+            };
+            if attempt >= self.config.retries {
+                return Err(llm_error(&url, format!("{failure} (after {} attempts)", attempt + 1)));
+            }
+            std::thread::sleep(self.config.backoff * 2u32.pow(attempt));
+            attempt += 1;
+        }
+    }
+}
+
+fn llm_error(url: &str, message: String) -> Error {
+    Error::InvalidArgument { name: "--llm-url", message: format!("{url}: {message}") }
+}
+
+/// The queries in an answer (module doc); empty when there are none.
+pub fn parse_answer(answer: &str) -> Vec<String> {
+    let trimmed = answer.trim();
+    let unfenced = trimmed
+        .strip_prefix("```json")
+        .or_else(|| trimmed.strip_prefix("```"))
+        .and_then(|s| s.strip_suffix("```"))
+        .unwrap_or(trimmed)
+        .trim();
+    let from_json = |v: &serde_json::Value| -> Option<Vec<String>> {
+        let list = v.get("queries").unwrap_or(v).as_array()?;
+        Some(list.iter().filter_map(|q| q.as_str()).map(|q| q.trim().to_string()).filter(|q| !q.is_empty()).collect())
+    };
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(unfenced) {
+        return from_json(&value).unwrap_or_default();
+    }
+    if unfenced.starts_with('{') || unfenced.starts_with('[') {
+        return Vec::new();
+    }
+    unfenced
+        .lines()
+        .map(|l| l.trim().trim_start_matches(|c: char| c.is_ascii_digit() || "-*.)• ".contains(c)).trim().trim_matches('"').to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+impl Planner for LlmPlanner {
+    fn plan(&self, claim: &Claim) -> Result<Plan> {
+        let answer = self.answer(&claim.text)?;
+        let mut queries = parse_answer(&answer);
+        queries.truncate(self.config.max_queries);
+        let plan = Plan::from_candidates(claim, queries.into_iter().map(|text| SubQuery { text, origin: Origin::Llm }).collect());
+        if plan.fell_back {
+            self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(plan)
+    }
+
+    fn concurrency(&self) -> usize {
+        self.config.concurrency
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_in_every_shape() {
+        assert_eq!(parse_answer(r#"{"queries": ["a", " b "]}"#), ["a", "b"]);
+        assert_eq!(parse_answer("```json\n[\"a\", \"b\"]\n```"), ["a", "b"]);
+        assert_eq!(parse_answer("1. first query\n2) second\n- third"), ["first query", "second", "third"]);
+        assert!(parse_answer("{\"queries\": [").is_empty(), "broken JSON is malformed, not a line");
+        assert!(parse_answer("   ").is_empty());
+        assert!(parse_answer(r#"{"answer": "no"}"#).is_empty());
+    }
+}

@@ -1,0 +1,164 @@
+//! Planners end to end: published decomposition files, the numeric planner, `--explain`, and the
+//! LLM planner against a real HTTP server on loopback.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use predicates::str::contains;
+
+use crate::util::{fixture, quantir, repo, write};
+
+fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn quantemp_json_decompositions_by_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("plans.jsonl");
+    for (field, first) in [("claimdecomp", "Did the CBO conclude that ObamaCare will cost more than 800,000 jobs?"), ("pgmfc", "How many jobs will ObamaCare cost according to the CBO?"), ("fcdecomp", "How many jobs did the CBO say the health law would cost?")] {
+        quantir().args(["plan", "--claims"]).arg(fixture("quantemp/test.json")).arg("--plan").arg(format!("file:{}:{field}", fixture("quantemp/test.json").display())).arg("--output").arg(&out).assert().success().stderr(contains("1 fell back to the claim"));
+        let plans = lines(&out);
+        assert_eq!(plans[0]["queries"][0], first, "{field}");
+        assert_eq!(plans[2]["origins"][0], "claim", "claim 2 has no decomposition: it falls back");
+    }
+    quantir().args(["plan", "--claims"]).arg(fixture("quantemp/test.json")).arg("--plan").arg(format!("file:{}", fixture("quantemp/test.json").display())).arg("--output").arg(&out).assert().failure().stderr(contains("name the decomposition"));
+}
+
+#[test]
+fn bundled_claimdecomp_questions_read_back() {
+    let plans = quantir::plan::read_plan_file(&repo().join("queries/quantemp-test.claimdecomp.jsonl"), None).unwrap();
+    assert_eq!(plans.len(), 2495);
+    assert_eq!(plans["0"].len(), 3);
+    assert!(plans["0"][0].contains("800,000 jobs"));
+}
+
+#[test]
+fn numeric_plan_run_with_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&index).assert().success();
+    let run = dir.path().join("run.trec");
+    let explain = dir.path().join("explain.jsonl");
+    quantir()
+        .args(["run", "--plan", "numeric", "--fusion", "combmax-norm", "--depth", "20", "-k", "10", "--index"])
+        .arg(&index)
+        .arg("--claims")
+        .arg(repo().join("data/quantemp-sample/claims.jsonl"))
+        .arg("--output")
+        .arg(&run)
+        .arg("--explain")
+        .arg(&explain)
+        .assert()
+        .success()
+        .stderr(contains("ran 12 claims (12 with a date cutoff"));
+    let explained = lines(&explain);
+    assert_eq!(explained.len(), 12);
+    let florida = explained.iter().find(|e| e["id"] == "val-23").unwrap();
+    let subqueries = florida["subqueries"].as_array().unwrap();
+    assert!(subqueries.len() >= 2, "the claim and its quantity: {subqueries:?}");
+    assert_eq!(subqueries[0]["origin"], "claim");
+    for hit in florida["hits"].as_array().unwrap() {
+        let from = hit["from_subqueries"].as_array().unwrap();
+        assert!(!from.is_empty() && from.iter().all(|i| (i.as_u64().unwrap() as usize) < subqueries.len()));
+    }
+    // The fused run equals the explanation, and every hit predates the claim's cutoff.
+    let trec = std::fs::read_to_string(&run).unwrap();
+    let first: Vec<&str> = trec.lines().find(|l| l.starts_with("val-23 ")).unwrap().split(' ').collect();
+    assert_eq!(first[2], florida["hits"][0]["id"]);
+    let corpus: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-sample/corpus.json")).unwrap()).unwrap();
+    for line in trec.lines().filter(|l| l.starts_with("val-23 ")) {
+        let doc = line.split(' ').nth(2).unwrap();
+        assert!(corpus[doc]["date"].as_str().unwrap() < "2023-04-24", "{doc} is not before the claim");
+    }
+}
+
+/// A scripted OpenAI-compatible server on loopback: answers requests in order from `script`
+/// (status, body), records every request body, closes each connection after one answer.
+struct FakeLlm {
+    url: String,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+fn fake_llm(script: Vec<(u16, String)>) -> FakeLlm {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let seen = requests.clone();
+    std::thread::spawn(move || {
+        for ((status, body), stream) in script.into_iter().zip(listener.incoming()) {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+            }
+            let mut request = vec![0; length];
+            reader.read_exact(&mut request).unwrap();
+            seen.lock().unwrap().push(String::from_utf8(request).unwrap());
+            let reply = format!("HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+            stream.write_all(reply.as_bytes()).unwrap();
+        }
+    });
+    FakeLlm { url, requests }
+}
+
+fn completion(content: &str) -> String {
+    serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]}).to_string()
+}
+
+fn plan_with_llm(llm: &FakeLlm, claims: &std::path::Path, cache: &std::path::Path, out: &std::path::Path) -> assert_cmd::assert::Assert {
+    quantir()
+        .args(["plan", "--plan", "llm:fcdecomp", "--llm-model", "test-model", "--llm-retries", "2", "--llm-concurrency", "1", "--llm-url", &llm.url, "--claims"])
+        .arg(claims)
+        .arg("--llm-cache")
+        .arg(cache)
+        .arg("--output")
+        .arg(out)
+        .env_remove("OPENAI_API_KEY")
+        .assert()
+}
+
+#[test]
+fn llm_planner_retries_caches_and_falls_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let claims = write(dir.path(), "claims.jsonl", "{\"id\": \"a\", \"text\": \"Inflation is down close to 3%\"}\n{\"id\": \"b\", \"text\": \"41 homicides per 100,000 people\"}\n");
+    let cache = dir.path().join("cache");
+    let out = dir.path().join("plans.jsonl");
+    // Claim a: a 500, then an answer. Claim b: an answer that is not the JSON asked for.
+    let llm = fake_llm(vec![
+        (500, "{\"error\": \"overloaded\"}".into()),
+        (200, completion("```json\n{\"queries\": [\"US inflation rate 2023\", \"CPI July 2023 3 percent\", \"Has PolitiFact fact-checked this?\"]}\n```")),
+        (200, completion("{\"queries\": [")),
+    ]);
+    plan_with_llm(&llm, &claims, &cache, &out).success().stderr(contains("1 fell back to the claim"));
+    let plans = lines(&out);
+    assert_eq!(plans[0]["queries"], serde_json::json!(["US inflation rate 2023", "CPI July 2023 3 percent"]), "fact-check query dropped");
+    assert_eq!(plans[1]["queries"], serde_json::json!(["41 homicides per 100,000 people"]));
+    let requests = llm.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 3, "one retry for the 500");
+    let body: serde_json::Value = serde_json::from_str(&requests[0]).unwrap();
+    assert_eq!(body["model"], "test-model");
+    assert!(body["messages"][1]["content"].as_str().unwrap().contains("Claim: Inflation is down close to 3%"));
+    // A rerun is answered from the cache: the server is gone, and nothing is asked.
+    plan_with_llm(&llm, &claims, &cache, &out).success();
+    assert_eq!(lines(&out), plans);
+}
+
+#[test]
+fn llm_client_errors_are_not_retried_and_name_the_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let claims = write(dir.path(), "claims.jsonl", "{\"id\": \"a\", \"text\": \"x rose 3%\"}\n");
+    let llm = fake_llm(vec![(401, "{\"error\": \"bad key\"}".into())]);
+    plan_with_llm(&llm, &claims, &dir.path().join("cache"), &dir.path().join("out.jsonl")).failure().stderr(contains("HTTP 401")).stderr(contains(&llm.url));
+    assert_eq!(llm.requests.lock().unwrap().len(), 1);
+    quantir().args(["plan", "--plan", "llm:fcdecomp", "--claims"]).arg(&claims).arg("--output").arg(dir.path().join("o.jsonl")).env_remove("QUANTIR_LLM_URL").env_remove("QUANTIR_LLM_MODEL").assert().failure().stderr(contains("an llm: plan needs --llm-url and --llm-model"));
+}
