@@ -46,7 +46,7 @@ fn search_before_a_date_drops_later_evidence() {
 fn run_writes_trec_with_each_claims_own_date() {
     let (dir, index) = indexed("quantemp/corpus.json");
     let run = dir.path().join("run.trec");
-    quantir().args(["run", "-k", "10", "--index"]).arg(&index).arg("--claims").arg(fixture("quantemp/test.json")).arg("--output").arg(&run).assert().success().stderr(contains("ran 3 claims (2 with a date cutoff)"));
+    quantir().args(["run", "-k", "10", "--index"]).arg(&index).arg("--claims").arg(fixture("quantemp/test.json")).arg("--output").arg(&run).assert().success().stderr(contains("ran 3 claims (2 with a date cutoff, 3 sub-queries, 0 fell back"));
     let text = std::fs::read_to_string(&run).unwrap();
     let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split(' ').collect()).collect();
     assert!(lines.iter().all(|l| l.len() == 6 && l[1] == "Q0" && l[5] == "quantir"));
