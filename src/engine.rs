@@ -215,8 +215,8 @@ fn retrieve_plan(
 pub struct Evidence {
     /// Document id.
     pub id: String,
-    /// BM25 score.
-    pub score: f32,
+    /// Score: BM25, or the fused score for a plan of several sub-queries.
+    pub score: f64,
     /// Publication date as normalised at index time, if any.
     pub date: Option<String>,
     /// Title.
@@ -227,6 +227,45 @@ pub struct Evidence {
     pub url: Option<String>,
 }
 
+/// One claim's evidence with where it came from: what the server and the web page show.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ClaimEvidence {
+    /// The plan used.
+    pub plan: Plan,
+    /// The fused hits, best first, with their stored fields.
+    pub hits: Vec<EvidenceHit>,
+}
+
+/// One hit of [`ClaimEvidence`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct EvidenceHit {
+    /// Stored fields and score.
+    #[serde(flatten)]
+    pub evidence: Evidence,
+    /// Indices of the sub-queries that retrieved it.
+    pub from_subqueries: Vec<usize>,
+}
+
+/// Plans, retrieves and fuses one claim (as [`run_planned`] does for a batch) and reads the
+/// hits' stored fields.
+pub fn evidence_for_claim(index: &Index, claim: &Claim, planner: &dyn Planner, config: &RunConfig, plan_config: &PlanRunConfig, scratch: &mut Scratch) -> Result<ClaimEvidence> {
+    let plan = planner.plan(claim)?;
+    plan_config.fusion.validate(plan.subqueries.len())?;
+    let bm25 = Bm25::new(index, config.bm25)?;
+    let (_, explanation) = retrieve_plan(index, &bm25, claim, &plan, config, plan_config, true, scratch)?;
+    let explanation = explanation.expect("explain was asked");
+    let hits = explanation
+        .hits
+        .into_iter()
+        .map(|hit| {
+            let rank = index.rank_of(&hit.id).expect("a hit's id is in the index");
+            let StoredDocument { id, title, text, url, date } = index.stored_by_rank(rank)?;
+            Ok(EvidenceHit { evidence: Evidence { id, score: hit.score, date, title, text, url }, from_subqueries: hit.from_subqueries })
+        })
+        .collect::<Result<_>>()?;
+    Ok(ClaimEvidence { plan, hits })
+}
+
 /// Searches one query and reads the hits' stored fields.
 pub fn search(index: &Index, query: &str, cutoff: &Cutoff, k: usize, bm25: Option<Bm25Params>) -> Result<Vec<Evidence>> {
     let searcher = Bm25::new(index, bm25)?;
@@ -234,7 +273,7 @@ pub fn search(index: &Index, query: &str, cutoff: &Cutoff, k: usize, bm25: Optio
     hits.iter()
         .map(|hit| {
             let StoredDocument { id, title, text, url, date } = index.stored(hit.segment, hit.doc)?;
-            Ok(Evidence { id, score: hit.score, date, title, text, url })
+            Ok(Evidence { id, score: f64::from(hit.score), date, title, text, url })
         })
         .collect()
 }

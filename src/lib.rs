@@ -27,6 +27,7 @@ pub mod index;
 pub mod io;
 pub mod plan;
 pub mod retrieve;
+pub mod serve;
 pub mod trec;
 
 pub use error::{Error, Result};

@@ -47,6 +47,7 @@ mod english;
 mod numeric;
 
 pub use english::STOPWORDS;
+pub use numeric::{number_spans, NumberSpan};
 
 /// Version of the rules above. Bump it on any change that alters a term.
 pub const ANALYZER_VERSION: u32 = 1;
@@ -167,6 +168,13 @@ mod tests {
         assert_eq!(terms("the 90s and the 3rd and 21st"), "90s 3rd 21st");
         assert_eq!(terms("10mg"), "10 mg");
         assert_eq!(terms("1990S"), "1990s");
+    }
+
+    #[test]
+    fn number_spans_use_character_offsets() {
+        let spans = number_spans("Prices: €1,200.50 and 3% in 2021, not q3");
+        let values: Vec<(usize, usize, &str)> = spans.iter().map(|s| (s.start, s.end, s.value.as_str())).collect();
+        assert_eq!(values, [(9, 17, "1200.5"), (22, 23, "3"), (28, 32, "2021")]);
     }
 
     #[test]

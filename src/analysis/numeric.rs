@@ -165,3 +165,34 @@ fn scan_number(chars: &[char], start: usize, out: &mut String) -> usize {
     }
     i
 }
+
+/// A number found in a text: its place (in characters, not bytes) and its normalised value.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct NumberSpan {
+    /// Index of its first character.
+    pub start: usize,
+    /// Index one past its last character.
+    pub end: usize,
+    /// The value as the analyzer indexes it (`1,200.50` → `1200.5`).
+    pub value: String,
+}
+
+/// The numbers of `text` (rules 1–3), with character offsets, for highlighting.
+pub fn number_spans(text: &str) -> Vec<NumberSpan> {
+    let chars: Vec<char> = text.chars().collect();
+    let n = chars.len();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let starts_number = chars[i].is_ascii_digit() || (chars[i] == '.' && i + 1 < n && chars[i + 1].is_ascii_digit() && (i == 0 || !chars[i - 1].is_alphanumeric()));
+        if starts_number && (i == 0 || !chars[i - 1].is_alphanumeric()) {
+            let mut value = String::new();
+            let end = scan_number(&chars, i, &mut value);
+            spans.push(NumberSpan { start: i, end, value });
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    spans
+}

@@ -11,6 +11,7 @@ mod plan;
 mod progress;
 mod run;
 mod search;
+mod serve;
 
 use clap::{Parser, Subcommand};
 
@@ -32,6 +33,8 @@ enum Command {
     Plan(plan::PlanCommand),
     /// Run a batch of claims into a TREC run file, each with its own date cutoff.
     Run(run::RunArgs),
+    /// Serve the engine over HTTP: a JSON API, a JSONL stream and a web page.
+    Serve(serve::ServeArgs),
     /// Evaluate a TREC run against qrels with trec_eval's measures.
     Eval(eval::EvalArgs),
     /// Compare runs with a baseline: means per measure and paired significance tests.
@@ -48,6 +51,7 @@ pub fn run() -> anyhow::Result<()> {
         Command::Search(args) => search::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Run(args) => run::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Fuse(args) => fuse::run(args),

@@ -59,6 +59,8 @@ pub struct Index {
     body: Field,
     segments: Vec<SegmentData>,
     ids: Vec<String>,
+    /// Id rank → (segment, document), to read a hit's stored fields from its id.
+    addresses: Vec<(u32, u32)>,
     total_tokens: u64,
 }
 
@@ -105,7 +107,15 @@ impl Index {
         let ids_text = crate::io::read_utf8(&ids_path)?;
         let ids: Vec<String> = serde_json::from_str(&ids_text)
             .map_err(|e| crate::io::json_error(&ids_path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
-        Ok(Index { path: dir.to_path_buf(), manifest, searcher, body, segments, ids, total_tokens })
+        let mut addresses = vec![(u32::MAX, u32::MAX); ids.len()];
+        for (s, segment) in segments.iter().enumerate() {
+            for (d, &rank) in segment.ranks.iter().enumerate() {
+                if let Some(slot) = addresses.get_mut(rank as usize) {
+                    *slot = (s as u32, d as u32);
+                }
+            }
+        }
+        Ok(Index { path: dir.to_path_buf(), manifest, searcher, body, segments, ids, addresses, total_tokens })
     }
 
     /// The folder it was opened from.
@@ -159,6 +169,12 @@ impl Index {
     /// The id rank of `id`, if the index holds it.
     pub fn rank_of(&self, id: &str) -> Option<u32> {
         self.ids.binary_search_by(|probe| probe.as_str().cmp(id)).ok().map(|r| r as u32)
+    }
+
+    /// Reads the stored fields of the document with id rank `rank`.
+    pub fn stored_by_rank(&self, rank: u32) -> Result<StoredDocument> {
+        let (segment, doc) = self.addresses[rank as usize];
+        self.stored(segment, doc)
     }
 
     /// Reads the stored fields of document `doc` of segment `segment`.

@@ -1,0 +1,315 @@
+//! `/api/search`, `/api/health`: request parsing, validation and the JSON answers.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use super::AppState;
+use crate::analysis::{number_spans, NumberSpan};
+use crate::corpus::{Claim, PubDate};
+use crate::engine::{evidence_for_claim, PlanRunConfig, RunConfig};
+use crate::fuse::{FusionConfig, Method, Norm};
+use crate::plan::{ClaimOnly, Numeric, Planner, SubQuery};
+use crate::retrieve::{Scratch, UndatedPolicy};
+
+/// Request limits (module doc of [`crate::serve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes of a search request body.
+    pub search_body_bytes: usize,
+    /// Bytes of a batch request body.
+    pub batch_body_bytes: usize,
+    /// Lines of a batch request.
+    pub batch_lines: usize,
+    /// Characters of a claim.
+    pub claim_chars: usize,
+    /// Largest k and depth.
+    pub max_k: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { search_body_bytes: 64 << 10, batch_body_bytes: 8 << 20, batch_lines: 10_000, claim_chars: 2_000, max_k: 1_000 }
+    }
+}
+
+/// The planners the API offers (no `file:`: a request must not make the server read files).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApiPlan {
+    /// The claim itself.
+    #[default]
+    ClaimOnly,
+    /// The numeric-aspect decomposer.
+    Numeric,
+}
+
+/// The retrievers the API offers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApiRetriever {
+    /// BM25.
+    #[default]
+    Bm25,
+}
+
+/// The body of `POST /api/search` (and each line of `/api/batch`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    /// An id echoed in batch answers.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The claim.
+    pub claim: String,
+    /// Evidence must be published strictly before this date.
+    #[serde(default)]
+    pub date: Option<String>,
+    /// Planner.
+    #[serde(default)]
+    pub plan: ApiPlan,
+    /// Retriever.
+    #[serde(default)]
+    pub retriever: ApiRetriever,
+    /// Fusion of the sub-query lists.
+    #[serde(default)]
+    pub fusion: Option<Method>,
+    /// Normalisation before fusion.
+    #[serde(default)]
+    pub norm: Option<Norm>,
+    /// Hits returned (default 10).
+    #[serde(default)]
+    pub k: Option<usize>,
+    /// Documents per sub-query before fusion (default 100).
+    #[serde(default)]
+    pub depth: Option<usize>,
+    /// Undated documents under a cutoff.
+    #[serde(default)]
+    pub undated: UndatedPolicy,
+}
+
+/// A checked request, ready for the engine.
+pub(super) struct Checked {
+    pub id: Option<String>,
+    pub claim: Claim,
+    pub plan: ApiPlan,
+    pub run: RunConfig,
+    pub plan_run: PlanRunConfig,
+}
+
+/// A 4xx answer: `{"error": {"field", "message"}}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ApiError {
+    /// HTTP status.
+    #[serde(skip)]
+    pub status: u16,
+    /// The request field at fault, when one is.
+    pub field: Option<String>,
+    /// What is wrong and what is expected.
+    pub message: String,
+}
+
+impl ApiError {
+    fn new(status: u16, field: Option<&str>, message: impl Into<String>) -> Self {
+        ApiError { status, field: field.map(str::to_string), message: message.into() }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::BAD_REQUEST);
+        (status, Json(serde_json::json!({ "error": self }))).into_response()
+    }
+}
+
+/// Parses and checks a search request body (one JSON object).
+pub fn parse_search_request(body: &[u8], limits: &Limits) -> Result<SearchRequest, ApiError> {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let request: SearchRequest = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let field = (path != "." && !path.is_empty()).then_some(path);
+        let inner = e.into_inner();
+        let message = inner.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(i) => message[..i].to_string(),
+            None => message,
+        };
+        ApiError::new(400, field.as_deref(), message)
+    })?;
+    de.end().map_err(|_| ApiError::new(400, None, "expected one JSON object, found more after it"))?;
+    check(&request, limits)?;
+    Ok(request)
+}
+
+fn check(request: &SearchRequest, limits: &Limits) -> Result<(), ApiError> {
+    let chars = request.claim.chars().count();
+    if request.claim.trim().is_empty() {
+        return Err(ApiError::new(400, Some("claim"), "expected the claim's text, found an empty string"));
+    }
+    if chars > limits.claim_chars {
+        return Err(ApiError::new(400, Some("claim"), format!("a claim may have at most {} characters, found {chars}", limits.claim_chars)));
+    }
+    for (name, value) in [("k", request.k), ("depth", request.depth)] {
+        if let Some(v) = value {
+            if v == 0 || v > limits.max_k {
+                return Err(ApiError::new(400, Some(name), format!("expected 1 to {}, found {v}", limits.max_k)));
+            }
+        }
+    }
+    if let Some(date) = &request.date {
+        if PubDate::parse(date).is_none() {
+            return Err(ApiError::new(400, Some("date"), format!("expected a date like 2021-03-21, found {}", crate::error::shorten(date))));
+        }
+    }
+    if request.fusion == Some(Method::Wsum) {
+        return Err(ApiError::new(400, Some("fusion"), "wsum needs one weight per sub-query, which the API does not take; use combsum"));
+    }
+    let fusion = FusionConfig { method: request.fusion.unwrap_or(Method::CombMaxNorm), norm: request.norm, ..Default::default() };
+    fusion.validate(1).map_err(|e| ApiError::new(400, Some("norm"), e.to_string()))?;
+    Ok(())
+}
+
+impl SearchRequest {
+    pub(super) fn checked(self) -> Checked {
+        let date = self.date.as_deref().and_then(PubDate::parse);
+        let k = self.k.unwrap_or(10);
+        Checked {
+            id: self.id.clone(),
+            claim: Claim { id: self.id.unwrap_or_default(), text: self.claim, date },
+            plan: self.plan,
+            run: RunConfig { k, undated: self.undated, threads: 1, ..Default::default() },
+            plan_run: PlanRunConfig {
+                depth: self.depth.unwrap_or(100),
+                fusion: FusionConfig { method: self.fusion.unwrap_or(Method::CombMaxNorm), norm: self.norm, ..Default::default() },
+            },
+        }
+    }
+}
+
+/// One hit as the API shows it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ApiHit {
+    /// Document id.
+    pub id: String,
+    /// Score.
+    pub score: f64,
+    /// Publication date, if any.
+    pub date: Option<String>,
+    /// Title.
+    pub title: String,
+    /// Text.
+    pub text: String,
+    /// Source address.
+    pub url: Option<String>,
+    /// Indices of the sub-queries that found it.
+    pub from_subqueries: Vec<usize>,
+    /// Numbers of the claim that appear in `text`, as character offsets into `text`.
+    pub highlights: Vec<NumberSpan>,
+}
+
+/// The answer to `POST /api/search`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SearchResponse {
+    /// The request's id, if it had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The sub-queries run.
+    pub subqueries: Vec<SubQuery>,
+    /// The evidence, best first.
+    pub hits: Vec<ApiHit>,
+    /// Milliseconds spent.
+    pub took_ms: f64,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// Runs a checked request (blocking: call from a blocking thread).
+pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchResponse, ApiError> {
+    let started = Instant::now();
+    let planner: &dyn Planner = match request.plan {
+        ApiPlan::ClaimOnly => &ClaimOnly,
+        ApiPlan::Numeric => &Numeric,
+    };
+    let evidence = SCRATCH
+        .with(|scratch| evidence_for_claim(&state.index, &request.claim, planner, &request.run, &request.plan_run, &mut scratch.borrow_mut()))
+        .map_err(|e| ApiError::new(422, None, e.to_string()))?;
+    let claim_numbers: std::collections::HashSet<String> = number_spans(&request.claim.text).into_iter().map(|s| s.value).collect();
+    let hits = evidence
+        .hits
+        .into_iter()
+        .map(|hit| {
+            let highlights = number_spans(&hit.evidence.text).into_iter().filter(|s| claim_numbers.contains(&s.value)).collect();
+            let e = hit.evidence;
+            ApiHit { id: e.id, score: e.score, date: e.date, title: e.title, text: e.text, url: e.url, from_subqueries: hit.from_subqueries, highlights }
+        })
+        .collect();
+    Ok(SearchResponse { id: request.id, subqueries: evidence.plan.subqueries, hits, took_ms: started.elapsed().as_secs_f64() * 1e3 })
+}
+
+/// Reads a body up to `limit` bytes, or answers 413.
+pub(super) async fn read_body(body: Body, limit: usize) -> Result<axum::body::Bytes, ApiError> {
+    axum::body::to_bytes(body, limit).await.map_err(|_| ApiError::new(413, None, format!("the request body may have at most {limit} bytes")))
+}
+
+pub(super) async fn search(State(state): State<Arc<AppState>>, body: Body) -> Result<Json<SearchResponse>, ApiError> {
+    let bytes = read_body(body, state.limits.search_body_bytes).await?;
+    let request = parse_search_request(&bytes, &state.limits)?.checked();
+    let response = tokio::task::spawn_blocking(move || answer(&state, request))
+        .await
+        .map_err(|_| ApiError::new(503, None, "the search was interrupted; try again"))??;
+    Ok(Json(response))
+}
+
+pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    let m = state.index.manifest();
+    Json(serde_json::json!({
+        "status": "ok",
+        "index": state.index.path().display().to_string(),
+        "documents": state.index.num_docs(),
+        "quantir_version": env!("CARGO_PKG_VERSION"),
+        "analyzer_version": m.analyzer_version,
+        "verifier": null,
+    }))
+}
+
+pub(super) async fn not_found(uri: axum::http::Uri) -> ApiError {
+    let message = if uri.path() == "/api/verify" {
+        "POST /api/verify needs a verifier; this quantir has none yet (see /api/openapi.json for what it serves)".to_string()
+    } else {
+        format!("no endpoint {}; see /api/openapi.json", uri.path())
+    };
+    ApiError::new(404, None, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(body: &str) -> Result<SearchRequest, ApiError> {
+        parse_search_request(body.as_bytes(), &Limits::default())
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = parse(r#"{"claim": "x", "fusion": "best"}"#).unwrap_err();
+        assert_eq!((e.status, e.field.as_deref()), (400, Some("fusion")));
+        assert!(e.message.contains("combmax-norm"), "{}", e.message);
+        let e = parse(r#"{"claim": "x", "date": "soon"}"#).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("date"));
+        let e = parse(r#"{"claim": "x", "k": 0}"#).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("k"));
+        let e = parse(r#"{"claims": "x"}"#).unwrap_err();
+        assert!(e.message.contains("unknown field `claims`"), "{}", e.message);
+        let e = parse(r#"{"claim": 3}"#).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("claim"));
+        assert!(parse(r#"{"claim": "x"} {}"#).is_err());
+        assert!(parse(r#"{"claim": "Inflation is 3%", "date": "2023-08-20", "plan": "numeric", "fusion": "rrf", "k": 5}"#).is_ok());
+    }
+}

@@ -1,0 +1,56 @@
+//! `GET /api/openapi.json`: the API described in OpenAPI 3.0.
+
+use axum::Json;
+
+pub(super) async fn openapi() -> Json<serde_json::Value> {
+    Json(document())
+}
+
+fn document() -> serde_json::Value {
+    let error = serde_json::json!({"description": "bad request: {\"error\": {\"field\", \"message\"}}", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    serde_json::json!({
+        "openapi": "3.0.3",
+        "info": {"title": "quantir", "version": env!("CARGO_PKG_VERSION"), "description": "Evidence retrieval for numerical claims, with an exact publication-date cutoff. Limits: search body 64 KiB, batch body 8 MiB and 10,000 lines, claim 2,000 characters, k and depth 1..1000."},
+        "paths": {
+            "/api/search": {"post": {
+                "summary": "Evidence for one claim",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
+                "responses": {"200": {"description": "sub-queries and hits", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}}}, "400": error, "413": error, "422": error}
+            }},
+            "/api/batch": {"post": {
+                "summary": "JSONL of SearchRequest in; JSONL out, one line per input line ({\"line\", ...SearchResponse} or {\"line\", \"error\"}), streamed",
+                "requestBody": {"required": true, "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
+                "responses": {"200": {"description": "one JSON object a line", "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}, "400": error, "413": error}
+            }},
+            "/api/health": {"get": {"summary": "Liveness and the index served", "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
+            "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3", "content": {"application/json": {"schema": {"type": "object"}}}}}}}
+        },
+        "components": {"schemas": {
+            "SearchRequest": {"type": "object", "required": ["claim"], "additionalProperties": false, "properties": {
+                "id": {"type": "string", "description": "echoed back (batch)"},
+                "claim": {"type": "string", "minLength": 1, "maxLength": 2000},
+                "date": {"type": "string", "description": "evidence published strictly before this date: 2021-03-21, 2021-03, 2021, Mar 21, 2021, …"},
+                "plan": {"type": "string", "enum": ["claim-only", "numeric"], "default": "claim-only"},
+                "retriever": {"type": "string", "enum": ["bm25"], "default": "bm25"},
+                "fusion": {"type": "string", "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf"], "default": "combmax-norm"},
+                "norm": {"type": "string", "enum": ["none", "min-max", "max", "sum", "zmuv", "rank"]},
+                "k": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},
+                "depth": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+                "undated": {"type": "string", "enum": ["exclude", "include"], "default": "exclude"}
+            }},
+            "SubQuery": {"type": "object", "properties": {"text": {"type": "string"}, "origin": {"type": "string", "enum": ["claim", "file", "numeric", "llm"]}}},
+            "Highlight": {"type": "object", "description": "a number of the claim found in the hit's text; offsets in characters", "properties": {"start": {"type": "integer"}, "end": {"type": "integer"}, "value": {"type": "string"}}},
+            "Hit": {"type": "object", "properties": {
+                "id": {"type": "string"}, "score": {"type": "number"}, "date": {"type": "string", "nullable": true}, "title": {"type": "string"},
+                "text": {"type": "string"}, "url": {"type": "string", "nullable": true},
+                "from_subqueries": {"type": "array", "items": {"type": "integer"}},
+                "highlights": {"type": "array", "items": {"$ref": "#/components/schemas/Highlight"}}
+            }},
+            "SearchResponse": {"type": "object", "properties": {
+                "id": {"type": "string"}, "subqueries": {"type": "array", "items": {"$ref": "#/components/schemas/SubQuery"}},
+                "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}}, "took_ms": {"type": "number"}
+            }},
+            "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {"field": {"type": "string", "nullable": true}, "message": {"type": "string"}}}}}
+        }}
+    })
+}
