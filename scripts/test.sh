@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# Runs every test: installs the Python oracles (pytrec_eval, scipy) from PyPI into .venv, then
-# the Rust unit, property and integration tests. `.ci/run` calls exactly this.
+# Runs every test: installs the Python oracles (pytrec_eval, scipy, ranx) from PyPI into .venv and
+# Debian's chromium for the web page test, then the Rust unit, property and integration tests.
+# `.ci/run` calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup_python.sh
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        echo "chromium is missing: install Debian's chromium (apt-get install chromium) for the web page test" >&2
+    fi
+fi
 cargo test --locked "$@"

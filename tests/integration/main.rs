@@ -10,4 +10,5 @@ mod fuse_oracle;
 mod index_build;
 mod plan;
 mod scifact;
+mod serve;
 mod util;

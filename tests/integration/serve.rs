@@ -1,0 +1,244 @@
+//! The server on loopback: the API, the stream, the limits, shutdown, a load test, request
+//! fuzzing, and the web page in headless Chromium.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+use quantir::serve::{parse_search_request, Limits};
+
+use crate::util::{repo, scifact_run};
+
+/// A `quantir serve` process on a free loopback port, stopped (SIGTERM) when dropped.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+}
+
+impl Server {
+    pub fn start(index: &std::path::Path) -> Server {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("quantir"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--index"])
+            .arg(index)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
+        let url = line.split("on ").nth(1).unwrap_or_else(|| panic!("unexpected first line: {line}")).trim().trim_end_matches('/').to_string();
+        Server { child, url }
+    }
+
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        // SAFETY: sending a signal to our own child process.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            self.terminate();
+        }
+    }
+}
+
+fn sample_index() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    crate::util::quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&index).assert().success();
+    (dir, index)
+}
+
+fn post(url: &str, body: impl Into<String>) -> (u16, serde_json::Value) {
+    let response = reqwest::blocking::Client::new().post(url).body(body.into()).send().unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().unwrap())
+}
+
+const FLORIDA: &str = "Says the military accounts for about 10 percent of Florida's economy.";
+
+#[test]
+fn search_answers_with_cutoff_subqueries_and_highlights() {
+    let (_dir, index) = sample_index();
+    let server = Server::start(&index);
+    let (status, json) = post(&format!("{}/api/search", server.url), serde_json::json!({"claim": FLORIDA, "date": "2023-04-24", "plan": "numeric", "k": 20}).to_string());
+    assert_eq!(status, 200, "{json}");
+    assert_eq!(json["subqueries"][0]["origin"], "claim");
+    assert_eq!(json["subqueries"][1]["origin"], "numeric");
+    let hits = json["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 20);
+    let mut highlighted = 0;
+    for hit in hits {
+        assert!(hit["date"].as_str().unwrap() < "2023-04-24", "evidence published before the claim");
+        let text: Vec<char> = hit["text"].as_str().unwrap().chars().collect();
+        for h in hit["highlights"].as_array().unwrap() {
+            let (start, end) = (h["start"].as_u64().unwrap() as usize, h["end"].as_u64().unwrap() as usize);
+            let shown: String = text[start..end].iter().collect();
+            assert_eq!(shown.replace(',', ""), h["value"].as_str().unwrap(), "offsets point at the number");
+            assert_eq!(h["value"], "10", "the claim's only number");
+            highlighted += 1;
+        }
+    }
+    assert!(highlighted > 0, "some evidence mentions 10");
+    let (_, health) = reqwest::blocking::get(format!("{}/api/health", server.url)).map(|r| (0, r.json::<serde_json::Value>().unwrap())).unwrap();
+    assert_eq!(health["documents"], 732);
+    let openapi: serde_json::Value = reqwest::blocking::get(format!("{}/api/openapi.json", server.url)).unwrap().json().unwrap();
+    assert!(openapi["paths"]["/api/search"]["post"].is_object() && openapi["paths"]["/api/batch"]["post"].is_object());
+    let page = reqwest::blocking::get(format!("{}/", server.url)).unwrap().text().unwrap();
+    assert!(page.contains("<form id=\"form\">") && !page.contains("http://") && !page.contains("https://cdn"), "no network fetches from the page");
+}
+
+#[test]
+fn bad_requests_get_4xx_naming_the_field() {
+    let (_dir, index) = sample_index();
+    let server = Server::start(&index);
+    let search = format!("{}/api/search", server.url);
+    for (body, status, field) in [
+        (r#"{"claim": "x", "fusion": "best"}"#.to_string(), 400, Some("fusion")),
+        (r#"{"claim": "x", "date": "2021-02-30"}"#.to_string(), 400, Some("date")),
+        (r#"{"claim": "x", "k": 100000}"#.to_string(), 400, Some("k")),
+        (r#"{"claim": ""}"#.to_string(), 400, Some("claim")),
+        (format!(r#"{{"claim": "{}"}}"#, "9".repeat(2001)), 400, Some("claim")),
+        ("not json".to_string(), 400, None),
+        (format!(r#"{{"claim": "{}"}}"#, "x".repeat(70_000)), 413, None),
+    ] {
+        let (got, json) = post(&search, body.clone());
+        assert_eq!(got, status, "{}: {json}", &body[..body.len().min(60)]);
+        assert_eq!(json["error"]["field"].as_str(), field, "{json}");
+        assert!(!json["error"]["message"].as_str().unwrap().is_empty());
+    }
+    let (status, json) = post(&format!("{}/api/verify", server.url), "{}");
+    assert_eq!(status, 404);
+    assert!(json["error"]["message"].as_str().unwrap().contains("needs a verifier"));
+}
+
+#[test]
+fn batch_streams_one_line_per_request_line() {
+    let (_dir, index) = sample_index();
+    let server = Server::start(&index);
+    let body = format!("{}\n\n{}\n{}\n", serde_json::json!({"id": "a", "claim": FLORIDA, "k": 3}), r#"{"id": "b", "claim": 7}"#, serde_json::json!({"id": "c", "claim": "Boris Johnson refused 50,000 ventilators", "plan": "numeric", "date": "2020-03-26", "k": 2}));
+    let response = reqwest::blocking::Client::new().post(format!("{}/api/batch", server.url)).body(body).send().unwrap();
+    assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+    let lines: Vec<serde_json::Value> = response.text().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!((lines[0]["id"].as_str(), lines[0]["line"].as_u64(), lines[0]["hits"].as_array().unwrap().len()), (Some("a"), Some(1), 3));
+    assert_eq!((lines[1]["line"].as_u64(), lines[1]["error"]["field"].as_str()), (Some(3), Some("claim")));
+    assert_eq!(lines[2]["id"], "c");
+}
+
+#[test]
+fn sigterm_stops_gracefully() {
+    let (_dir, index) = sample_index();
+    let mut server = Server::start(&index);
+    assert_eq!(post(&format!("{}/api/search", server.url), r#"{"claim": "inflation 3%"}"#).0, 200);
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Any JSON, any string: parsing never panics, and refusals are 4xx.
+    #[test]
+    fn request_parsing_never_panics(body in prop_oneof![
+        any::<Vec<u8>>(),
+        "\\PC{0,300}".prop_map(String::into_bytes),
+        (any::<String>(), prop_oneof![Just("date"), Just("k"), Just("plan"), Just("fusion"), Just("norm"), Just("undated"), Just("depth")], any::<String>())
+            .prop_map(|(claim, key, value)| serde_json::json!({"claim": claim, key: value}).to_string().into_bytes()),
+        (any::<String>(), any::<i64>()).prop_map(|(claim, k)| serde_json::json!({"claim": claim, "k": k, "depth": k}).to_string().into_bytes()),
+    ]) {
+        if let Err(e) = parse_search_request(&body, &Limits::default()) {
+            prop_assert!((400..500).contains(&e.status));
+        }
+    }
+}
+
+/// 16 clients for 30 s (QUANTIR_LOAD_SECONDS overrides) against the SciFact index: no errors;
+/// p50/p99 latency and throughput printed (`scripts/bench_serve.sh` runs this on a release build).
+#[test]
+fn load_16_clients() {
+    let seconds: u64 = std::env::var("QUANTIR_LOAD_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(30);
+    let server = Server::start(&scifact_run().index);
+    let claims: Vec<String> = std::fs::read_to_string(repo().join("data/scifact/queries.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["text"].as_str().unwrap().to_string())
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let url = format!("{}/api/search", server.url);
+    let results: Vec<(Vec<f64>, usize)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..16)
+            .map(|client| {
+                let (claims, url) = (&claims, &url);
+                scope.spawn(move || {
+                    let http = reqwest::blocking::Client::new();
+                    let (mut latencies, mut errors) = (Vec::new(), 0);
+                    let mut i = client;
+                    while Instant::now() < deadline {
+                        let body = serde_json::json!({"claim": claims[i % claims.len()], "k": 10}).to_string();
+                        let started = Instant::now();
+                        let ok = http.post(url).body(body).send().is_ok_and(|r| r.status().is_success() && r.bytes().is_ok());
+                        if ok {
+                            latencies.push(started.elapsed().as_secs_f64() * 1e3);
+                        } else {
+                            errors += 1;
+                        }
+                        i += 16;
+                    }
+                    (latencies, errors)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let errors: usize = results.iter().map(|r| r.1).sum();
+    let mut latencies: Vec<f64> = results.into_iter().flat_map(|r| r.0).collect();
+    latencies.sort_by(f64::total_cmp);
+    let pct = |p: f64| latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)];
+    eprintln!(
+        "load: 16 clients, {seconds} s, {} requests, {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms, {errors} errors",
+        latencies.len(),
+        latencies.len() as f64 / seconds as f64,
+        pct(0.5),
+        pct(0.99)
+    );
+    assert_eq!(errors, 0);
+    assert!(!latencies.is_empty());
+}
+
+/// The page in Debian's headless Chromium: a claim from the bundled sample, submitted from the
+/// URL, yields evidence cards with the claim's numbers marked; a screenshot goes to
+/// target/test-output/serve-page.png.
+#[test]
+fn web_page_in_headless_chromium() {
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| std::path::Path::new(p).exists());
+    let chromium = chromium.expect("Debian's chromium is missing\n\nhint: scripts/test.sh installs it (apt-get install chromium)");
+    let (dir, index) = sample_index();
+    let server = Server::start(&index);
+    let url = format!("{}/?claim={}&date=2023-04-24&plan=numeric", server.url, "Says%20the%20military%20accounts%20for%20about%2010%20percent%20of%20Florida%27s%20economy.");
+    let out_dir = repo().join("target/test-output");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--virtual-time-budget=10000"];
+    let profile = dir.path().join("profile");
+    let dom = Command::new(chromium).args(flags).arg(format!("--user-data-dir={}", profile.display())).arg("--dump-dom").arg(&url).output().unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let cards = dom.matches("<article class=\"card\"").count();
+    assert_eq!(cards, 10, "ten evidence cards in:\n{dom}");
+    assert!(dom.contains("<mark title=\"number of the claim: 10\">10</mark>"), "the claim's number is marked");
+    assert!(dom.contains("all published before 2023-04-24"));
+    assert!(dom.contains("<b>Q2</b>military accounts 10 percent Florida"), "the sub-queries are shown");
+    let shot = out_dir.join("serve-page.png");
+    let _ = std::fs::remove_file(&shot);
+    let status = Command::new(chromium)
+        .args(flags)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--window-size=1200,1000", "--hide-scrollbars"])
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(status.status.success() && shot.exists(), "{}", String::from_utf8_lossy(&status.stderr));
+}
