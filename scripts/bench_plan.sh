@@ -8,13 +8,8 @@
 #             afterwards and CombMAX-Norm in Python (scripts/bench/anserini_plan_fuse.py)
 # Results: bench/runs/<date>-<host>/plan-summary.txt.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-generator=${1:-../shared/bench/make_scale_corpus.py}
-command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
-cargo build --release --locked --quiet
-read -r java jar < <(scripts/setup_anserini.sh | paste -sd' ')
-q=target/release/quantir
-py=.venv/bin/python
+generator=$(realpath -m "${1:-$(dirname "$0")/../../shared/bench/make_scale_corpus.py}")
+source "$(dirname "$0")/bench/setup.sh"
 src=bench/tmp/scale-src
 work=bench/tmp/plan
 out=bench/runs/$(date +%Y-%m-%d)-$(hostname)

@@ -12,7 +12,7 @@ use axum::Json;
 use super::AppState;
 use crate::analysis::{number_spans, NumberSpan};
 use crate::corpus::{Claim, PubDate};
-use crate::engine::{evidence_for_claim, PlanRunConfig, RunConfig};
+use crate::engine::{evidence_for_claim, EvidenceHit, PlanRunConfig, RunConfig};
 use crate::fuse::{FusionConfig, Method, Norm};
 use crate::plan::{ClaimOnly, Numeric, Planner, SubQuery};
 use crate::retrieve::{Scratch, UndatedPolicy};
@@ -191,23 +191,12 @@ impl SearchRequest {
     }
 }
 
-/// One hit as the API shows it.
+/// One hit as the API shows it: the engine's hit, plus where the claim's numbers appear in it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ApiHit {
-    /// Document id.
-    pub id: String,
-    /// Score.
-    pub score: f64,
-    /// Publication date, if any.
-    pub date: Option<String>,
-    /// Title.
-    pub title: String,
-    /// Text.
-    pub text: String,
-    /// Source address.
-    pub url: Option<String>,
-    /// Indices of the sub-queries that found it.
-    pub from_subqueries: Vec<usize>,
+    /// Stored fields, score and the sub-queries that found it.
+    #[serde(flatten)]
+    pub hit: EvidenceHit,
     /// Numbers of the claim that appear in `text`, as character offsets into `text`.
     pub highlights: Vec<NumberSpan>,
 }
@@ -246,8 +235,7 @@ pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchRespons
         .into_iter()
         .map(|hit| {
             let highlights = number_spans(&hit.evidence.text).into_iter().filter(|s| claim_numbers.contains(&s.value)).collect();
-            let e = hit.evidence;
-            ApiHit { id: e.id, score: e.score, date: e.date, title: e.title, text: e.text, url: e.url, from_subqueries: hit.from_subqueries, highlights }
+            ApiHit { hit, highlights }
         })
         .collect();
     Ok(SearchResponse { id: request.id, subqueries: evidence.plan.subqueries, hits, took_ms: started.elapsed().as_secs_f64() * 1e3 })
