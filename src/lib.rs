@@ -5,14 +5,15 @@
 //! analyzer and retrieves, per claim, the best documents among those dated strictly before it.
 //!
 //! ```text
-//!  corpus ──► analysis ──► index ──► retrieve (BM25, date cutoff) ──► engine ──► trec::Run ──► eval
-//!  (jsonl,     (numbers     (tantivy   (exact top-k among admitted      (batched,                 (trec_eval
-//!   beir,       whole)       postings)   documents)                      each claim's date)        measures)
-//!   quantemp)
+//!  corpus ─► analysis ─► index ─► plan ─► retrieve ─────────► fuse ─► engine ─► trec::Run ─► eval
+//!  (jsonl,    (numbers    (tantivy  (sub-    (BM25, exact top-k   (ranx-   (batched,   (TREC      (trec_eval
+//!   beir,      whole)      postings) queries) under the cutoff)    equal)   per claim)  run files)  measures)
+//!   quantemp)                                                                 └─► serve (HTTP, page)
 //! ```
 //!
 //! Modules are stacked: each uses only [`error`] and the modules before it in this order —
-//! [`io`], [`trec`], [`corpus`], [`analysis`], [`index`], [`retrieve`], [`engine`], [`eval`].
+//! [`io`], [`trec`], [`corpus`], [`analysis`], [`index`], [`plan`], [`retrieve`], [`fuse`],
+//! [`engine`], [`eval`], [`serve`].
 //! The library never prints, exits or reads environment variables; the `quantir` binary's `cli`
 //! module does.
 #![warn(missing_docs)]
