@@ -25,6 +25,7 @@
 //! then maps a hit back to its id without reading tantivy's compressed document store.
 
 mod build;
+pub mod dense;
 mod manifest;
 mod open;
 mod tokenizer;

@@ -4,6 +4,7 @@ mod bad_input;
 mod bm25;
 mod cli;
 mod cutoff;
+mod dense;
 mod eval_oracle;
 mod formats;
 mod fuse_oracle;

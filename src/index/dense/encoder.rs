@@ -1,0 +1,240 @@
+//! A BERT-family sentence encoder run through ONNX Runtime (`ort`, loaded at run time) with a
+//! Hugging Face `tokenizer.json`.
+//!
+//! A model folder holds the ONNX file, `tokenizer.json` and `quantir-encoder.json` (see
+//! [`EncoderConfig`]); `scripts/setup_models.sh` installs all-MiniLM-L6-v2 (int8) that way. The
+//! model takes `input_ids`, `attention_mask` and (when it has one) `token_type_ids`, and returns
+//! `last_hidden_state` `[batch, tokens, dim]`; the encoder pools it (masked mean, as
+//! sentence-transformers and the Contriever code of QuanTemp++ do, or the `[CLS]` token) and
+//! L2-normalises when asked, so inner product is cosine similarity.
+//!
+//! Speed: texts are sorted by length and batched, so a batch pads to similar lengths; ONNX Runtime
+//! runs with `threads` intra-op threads and quantir calls it from one thread, so the two never
+//! oversubscribe the cores.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use ort::session::Session;
+use ort::value::Tensor;
+
+use crate::error::{Error, Result};
+
+/// How token vectors become one vector.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Pooling {
+    /// Mean over the real (unpadded) tokens.
+    #[default]
+    Mean,
+    /// The first token (`[CLS]`).
+    Cls,
+}
+
+/// `quantir-encoder.json`: how to run a model folder.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EncoderConfig {
+    /// Name recorded in index manifests.
+    pub name: String,
+    /// The ONNX file, relative to the folder.
+    pub model: String,
+    /// The tokenizer file, relative to the folder.
+    #[serde(default = "default_tokenizer")]
+    pub tokenizer: String,
+    /// Pooling.
+    #[serde(default)]
+    pub pooling: Pooling,
+    /// L2-normalise the pooled vector.
+    #[serde(default = "yes")]
+    pub normalize: bool,
+    /// Tokens kept per text, overriding the tokenizer file's own truncation (all-MiniLM's says 128).
+    #[serde(default = "default_max_length")]
+    pub max_length: usize,
+    /// Prepended to queries (e5-style models want `"query: "`).
+    #[serde(default)]
+    pub query_prefix: String,
+    /// Prepended to passages.
+    #[serde(default)]
+    pub passage_prefix: String,
+}
+
+fn default_tokenizer() -> String {
+    "tokenizer.json".into()
+}
+fn yes() -> bool {
+    true
+}
+fn default_max_length() -> usize {
+    128
+}
+
+impl EncoderConfig {
+    /// A preset that encodes as the QuanTemp++ Contriever code does: masked mean pooling, L2
+    /// normalisation, 512 tokens (for a `facebook/contriever` export, `scripts/export_onnx.sh`).
+    pub fn contriever(model: &str) -> EncoderConfig {
+        EncoderConfig { name: "contriever".into(), model: model.into(), tokenizer: default_tokenizer(), pooling: Pooling::Mean, normalize: true, max_length: 512, query_prefix: String::new(), passage_prefix: String::new() }
+    }
+
+    /// Reads `dir/quantir-encoder.json`.
+    pub fn read(dir: &Path) -> Result<EncoderConfig> {
+        let path = dir.join("quantir-encoder.json");
+        if !path.is_file() {
+            return Err(Error::InvalidArgument {
+                name: "--dense",
+                message: format!("{} has no quantir-encoder.json: not a model folder\n\nhint: run scripts/setup_models.sh and use --dense models/all-minilm-l6-v2", dir.display()),
+            });
+        }
+        let text = crate::io::read_utf8(&path)?;
+        serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))
+    }
+}
+
+/// Queries and passages may be encoded differently (prefixes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    /// A search query.
+    Query,
+    /// A document.
+    Passage,
+}
+
+/// The one ONNX Runtime environment of the process (ONNX Runtime allows only one).
+static ENVIRONMENT: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
+
+fn environment(runtime: &Path) -> Result<&'static ort::environment::Environment> {
+    let env = ENVIRONMENT.get_or_init(|| {
+        if !runtime.is_file() {
+            return Err(format!("ONNX Runtime not found at {}\n\nhint: run scripts/setup_models.sh (it installs libonnxruntime.so from the onnxruntime wheel on PyPI), or name the library with --ort-lib or ORT_DYLIB_PATH", runtime.display()));
+        }
+        ort::init_from(runtime).map_err(|e| format!("{}: cannot load ONNX Runtime: {e}", runtime.display()))?.with_name("quantir").build().map_err(|e| e.to_string())
+    });
+    env.as_ref().map_err(|message| Error::InvalidArgument { name: "--ort-lib", message: message.clone() })
+}
+
+/// A loaded encoder.
+pub struct Encoder {
+    config: EncoderConfig,
+    dir: PathBuf,
+    tokenizer: tokenizers::Tokenizer,
+    session: Mutex<Session>,
+    has_token_types: bool,
+    batch_size: usize,
+}
+
+impl std::fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encoder").field("config", &self.config).field("dir", &self.dir).finish()
+    }
+}
+
+impl Encoder {
+    /// Loads the model folder `dir` with ONNX Runtime from `runtime` (`libonnxruntime.so`).
+    pub fn open(dir: &Path, config: EncoderConfig, runtime: &Path, threads: usize, batch_size: usize) -> Result<Encoder> {
+        let env = environment(runtime)?;
+        let model = dir.join(&config.model);
+        let tokenizer_path = dir.join(&config.tokenizer);
+        for path in [&model, &tokenizer_path] {
+            if !path.is_file() {
+                return Err(Error::InvalidArgument { name: "--dense", message: format!("{} is missing\n\nhint: run scripts/setup_models.sh", path.display()) });
+            }
+        }
+        let mut tokenizer = tokenizers::Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| Error::InvalidArgument { name: "--dense", message: format!("{}: {e}", tokenizer_path.display()) })?;
+        tokenizer
+            .with_truncation(Some(tokenizers::TruncationParams { max_length: config.max_length, ..Default::default() }))
+            .map_err(|e| Error::InvalidArgument { name: "--max-length", message: e.to_string() })?;
+        tokenizer.with_padding(None);
+        let ort_error = |e: ort::Error| Error::InvalidArgument { name: "--dense", message: format!("{}: {e}", model.display()) };
+        let session = Session::builder(env)
+            .map_err(ort_error)?
+            .with_intra_threads(threads.max(1))
+            .map_err(|e| ort_error(e.into()))?
+            .commit_from_file(&model)
+            .map_err(ort_error)?;
+        let has_token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
+        Ok(Encoder { config, dir: dir.to_path_buf(), tokenizer, session: Mutex::new(session), has_token_types, batch_size: batch_size.max(1) })
+    }
+
+    /// The settings it runs with.
+    pub fn config(&self) -> &EncoderConfig {
+        &self.config
+    }
+
+    /// Encodes `texts`; returns `texts.len() × dim` values, row by row in the input order, and `dim`.
+    pub fn encode(&self, texts: &[&str], kind: TextKind) -> Result<(Vec<f32>, usize)> {
+        let prefix = match kind {
+            TextKind::Query => &self.config.query_prefix,
+            TextKind::Passage => &self.config.passage_prefix,
+        };
+        let prefixed: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
+        let encodings = self
+            .tokenizer
+            .encode_batch(prefixed.iter().map(|s| s.as_str()).collect::<Vec<_>>(), true)
+            .map_err(|e| Error::InvalidArgument { name: "--dense", message: format!("tokenizing: {e}") })?;
+        // Batches of similar lengths pad less.
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut rows: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let mut dim = 0;
+        for batch in order.chunks(self.batch_size) {
+            let width = batch.iter().map(|&i| encodings[i].get_ids().len()).max().unwrap_or(0).max(1);
+            let n = batch.len();
+            let mut ids = vec![0i64; n * width];
+            let mut mask = vec![0i64; n * width];
+            let mut types = vec![0i64; n * width];
+            for (row, &i) in batch.iter().enumerate() {
+                let e = &encodings[i];
+                for (j, ((&id, &m), &t)) in e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate() {
+                    ids[row * width + j] = i64::from(id);
+                    mask[row * width + j] = i64::from(m);
+                    types[row * width + j] = i64::from(t);
+                }
+            }
+            let shape = vec![n as i64, width as i64];
+            let tensor = |data: Vec<i64>| Tensor::from_array((shape.clone(), data)).map_err(|e| self.error(e));
+            let mut session = self.session.lock().expect("encoder session lock");
+            let outputs = if self.has_token_types {
+                session.run(ort::inputs!["input_ids" => tensor(ids)?, "attention_mask" => tensor(mask.clone())?, "token_type_ids" => tensor(types)?])
+            } else {
+                session.run(ort::inputs!["input_ids" => tensor(ids)?, "attention_mask" => tensor(mask.clone())?])
+            }
+            .map_err(|e| self.error(e))?;
+            let (out_shape, hidden) = outputs[0].try_extract_tensor::<f32>().map_err(|e| self.error(e))?;
+            dim = *out_shape.last().unwrap_or(&0) as usize;
+            for (row, &i) in batch.iter().enumerate() {
+                rows[i] = self.pool(&hidden[row * width * dim..(row + 1) * width * dim], &mask[row * width..(row + 1) * width], dim);
+            }
+        }
+        Ok((rows.concat(), dim))
+    }
+
+    fn pool(&self, hidden: &[f32], mask: &[i64], dim: usize) -> Vec<f32> {
+        let mut v = vec![0f32; dim];
+        match self.config.pooling {
+            Pooling::Cls => v.copy_from_slice(&hidden[..dim]),
+            Pooling::Mean => {
+                let mut count = 0f32;
+                for (t, &m) in mask.iter().enumerate() {
+                    if m != 0 {
+                        count += 1.0;
+                        for (x, h) in v.iter_mut().zip(&hidden[t * dim..(t + 1) * dim]) {
+                            *x += h;
+                        }
+                    }
+                }
+                v.iter_mut().for_each(|x| *x /= count.max(1.0));
+            }
+        }
+        if self.config.normalize {
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                v.iter_mut().for_each(|x| *x /= norm);
+            }
+        }
+        v
+    }
+
+    fn error(&self, e: ort::Error) -> Error {
+        Error::InvalidArgument { name: "--dense", message: format!("{}: running the model: {e}", self.dir.display()) }
+    }
+}
