@@ -13,7 +13,8 @@ use crate::plan::{ClaimOnly, Plan, Planner, SubQuery};
 use crate::error::{Error, Result};
 use crate::index::{Bm25Params, Index, StoredDocument};
 use crate::io::Progress;
-use crate::retrieve::{Bm25, Cutoff, Scratch, UndatedPolicy};
+use crate::index::dense::{Encoder, TextKind};
+use crate::retrieve::{Ann, Bm25, Cutoff, DenseQuery, Retriever, Scratch, UndatedPolicy};
 use crate::trec::{RankedList, Run, ScoredDoc};
 
 /// How a batch of claims is run.
@@ -32,11 +33,27 @@ pub struct RunConfig {
     pub remove_query: bool,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
+    /// BM25, dense or both.
+    pub retriever: Retriever,
+    /// Exact or HNSW dense search.
+    pub ann: Ann,
+    /// Candidates explored by an HNSW search.
+    pub ef: usize,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { k: 1000, bm25: None, default_before: None, undated: UndatedPolicy::Exclude, remove_query: false, threads: 0 }
+        RunConfig {
+            k: 1000,
+            bm25: None,
+            default_before: None,
+            undated: UndatedPolicy::Exclude,
+            remove_query: false,
+            threads: 0,
+            retriever: Retriever::Bm25,
+            ann: Ann::Exact,
+            ef: 256,
+        }
     }
 }
 
@@ -104,17 +121,21 @@ pub struct ExplainedHit {
 
 /// Runs every claim as claim-only BM25 and returns the run, in claim order.
 pub fn run_claims(index: &Index, claims: &[Claim], config: &RunConfig, progress: &dyn Progress) -> Result<(Run, RunSummary)> {
-    let (run, summary, _) = run_planned(index, claims, &ClaimOnly, config, &PlanRunConfig::default(), false, progress)?;
+    let (run, summary, _) = run_planned(index, claims, &ClaimOnly, None, config, &PlanRunConfig::default(), false, progress)?;
     Ok((run, summary))
 }
 
 /// Plans every claim, retrieves each sub-query with the claim's own cutoff, fuses the lists and
-/// keeps the top `config.k`. A one-query plan keeps its BM25 scores (nothing to fuse), so
-/// `claim-only` is plain BM25. With `explain`, also returns an [`Explanation`] per claim.
+/// keeps the top `config.k`. A plan with one list keeps its scores (nothing to fuse), so
+/// `claim-only` is plain BM25 (or plain dense). Dense and hybrid retrieval need `encoder`: every
+/// sub-query of every claim is encoded in one batched call. With `explain`, also returns an
+/// [`Explanation`] per claim.
+#[allow(clippy::too_many_arguments)]
 pub fn run_planned(
     index: &Index,
     claims: &[Claim],
     planner: &dyn Planner,
+    encoder: Option<&Encoder>,
     config: &RunConfig,
     plan_config: &PlanRunConfig,
     explain: bool,
@@ -142,15 +163,18 @@ pub fn run_planned(
     progress.finish();
     let plans = plans?;
     for plan in &plans {
-        plan_config.fusion.validate(plan.subqueries.len())?;
+        plan_config.fusion.validate(lists_per_plan(plan, config.retriever))?;
     }
+    let dense_lists = pool(config.threads)?.install(|| dense_lists(index, claims, &plans, encoder, config, plan_config, progress))?;
     progress.start("claims", Some(claims.len() as u64));
     let results: Result<Vec<(RankedList, Option<Explanation>)>> = pool(config.threads)?.install(|| {
         claims
             .par_iter()
             .zip(&plans)
-            .map_init(Scratch::default, |scratch, (claim, plan)| {
-                let result = retrieve_plan(index, &bm25, claim, plan, config, plan_config, explain, scratch);
+            .enumerate()
+            .map_init(Scratch::default, |scratch, (i, (claim, plan))| {
+                let dense = dense_lists.as_ref().map(|d| d[i].as_slice());
+                let result = retrieve_plan(index, &bm25, claim, plan, dense, config, plan_config, explain, scratch);
                 progress.advance(1);
                 result
             })
@@ -168,12 +192,77 @@ pub fn run_planned(
     Ok((Run { queries: lists }, summary, explanations.into_iter().flatten().collect()))
 }
 
+/// How many ranked lists a plan yields: one per sub-query, two with hybrid retrieval.
+fn lists_per_plan(plan: &Plan, retriever: Retriever) -> usize {
+    plan.subqueries.len() * if retriever == Retriever::Hybrid { 2 } else { 1 }
+}
+
+/// Documents each list retrieves: k when a claim has a single list (nothing to fuse), else depth.
+fn list_depth(plan: &Plan, config: &RunConfig, plan_config: &PlanRunConfig) -> usize {
+    if lists_per_plan(plan, config.retriever) == 1 {
+        config.k
+    } else {
+        plan_config.depth
+    }
+}
+
+/// The dense lists of every claim's sub-queries (claim → sub-query → hits), when the retriever
+/// uses vectors.
+fn dense_lists(
+    index: &Index,
+    claims: &[Claim],
+    plans: &[Plan],
+    encoder: Option<&Encoder>,
+    config: &RunConfig,
+    plan_config: &PlanRunConfig,
+    progress: &dyn Progress,
+) -> Result<Option<Vec<Vec<Vec<(u32, f64)>>>>> {
+    if config.retriever == Retriever::Bm25 {
+        return Ok(None);
+    }
+    let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "--retriever", message: "dense and hybrid retrieval need the encoder's model folder (--dense DIR)".into() })?;
+    let dense = index.manifest().dense.as_ref().ok_or_else(|| Error::InvalidArgument {
+        name: "--retriever",
+        message: format!("{} has no dense vectors\n\nhint: rebuild it with `quantir index … --dense models/all-minilm-l6-v2`", index.path().display()),
+    })?;
+    let (built, now) = (&dense.encoder, encoder.config());
+    if (&built.name, built.pooling, built.normalize, built.max_length) != (&now.name, now.pooling, now.normalize, now.max_length) {
+        return Err(Error::IncompatibleIndex { path: index.path().to_path_buf(), what: "dense encoder", found: format!("{now:?}"), supported: format!("{built:?}") });
+    }
+    let texts: Vec<&str> = plans.iter().flat_map(|p| p.subqueries.iter().map(|q| q.text.as_str())).collect();
+    progress.start("encoding queries", Some(texts.len() as u64));
+    let mut vectors = Vec::with_capacity(texts.len() * dense.dim);
+    for part in texts.chunks(512) {
+        let (v, _) = encoder.encode(part, TextKind::Query)?;
+        vectors.extend(v);
+        progress.advance(part.len() as u64);
+    }
+    progress.finish();
+    let mut out = Vec::with_capacity(claims.len());
+    let mut row = 0;
+    for (claim, plan) in claims.iter().zip(plans) {
+        let cutoff = config.cutoff_for(claim);
+        let exclude = if config.remove_query { index.rank_of(&claim.id) } else { None };
+        let queries: Vec<DenseQuery> = plan
+            .subqueries
+            .iter()
+            .enumerate()
+            .map(|(j, _)| DenseQuery { vector: &vectors[(row + j) * dense.dim..(row + j + 1) * dense.dim], cutoff, exclude })
+            .collect();
+        row += plan.subqueries.len();
+        let hits = crate::retrieve::dense::search(index, &queries, list_depth(plan, config, plan_config), config.ann, config.ef)?;
+        out.push(hits.into_iter().map(|l| l.into_iter().map(|(r, s)| (r, f64::from(s))).collect()).collect());
+    }
+    Ok(Some(out))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn retrieve_plan(
     index: &Index,
     bm25: &Bm25,
     claim: &Claim,
     plan: &Plan,
+    dense: Option<&[Vec<(u32, f64)>]>,
     config: &RunConfig,
     plan_config: &PlanRunConfig,
     explain: bool,
@@ -181,12 +270,23 @@ fn retrieve_plan(
 ) -> Result<(RankedList, Option<Explanation>)> {
     let cutoff = config.cutoff_for(claim);
     let exclude = if config.remove_query { index.rank_of(&claim.id) } else { None };
-    let single = plan.subqueries.len() == 1;
-    let depth = if single { config.k } else { plan_config.depth };
-    let mut lists: Vec<Vec<(u32, f64)>> = Vec::with_capacity(plan.subqueries.len());
-    for subquery in &plan.subqueries {
-        let hits = bm25.search(&subquery.text, &cutoff, depth, exclude, scratch)?;
-        lists.push(hits.iter().map(|h| (h.rank, f64::from(h.score))).collect());
+    let depth = list_depth(plan, config, plan_config);
+    let single = lists_per_plan(plan, config.retriever) == 1;
+    // Each list with the sub-query it came from.
+    let mut lists: Vec<Vec<(u32, f64)>> = Vec::with_capacity(2 * plan.subqueries.len());
+    let mut list_subquery: Vec<usize> = Vec::with_capacity(2 * plan.subqueries.len());
+    if config.retriever != Retriever::Dense {
+        for (j, subquery) in plan.subqueries.iter().enumerate() {
+            let hits = bm25.search(&subquery.text, &cutoff, depth, exclude, scratch)?;
+            lists.push(hits.iter().map(|h| (h.rank, f64::from(h.score))).collect());
+            list_subquery.push(j);
+        }
+    }
+    if let Some(dense) = dense {
+        for (j, hits) in dense.iter().enumerate() {
+            lists.push(hits.clone());
+            list_subquery.push(j);
+        }
     }
     let fused: Vec<(u32, f64)> = if single {
         lists[0].iter().take(config.k).copied().collect()
@@ -202,7 +302,12 @@ fn retrieve_plan(
             .map(|&(rank, score)| ExplainedHit {
                 id: index.id(rank).to_string(),
                 score,
-                from_subqueries: lists.iter().enumerate().filter(|(_, l)| l.iter().any(|&(r, _)| r == rank)).map(|(i, _)| i).collect(),
+                from_subqueries: {
+                    let mut from: Vec<usize> = lists.iter().zip(&list_subquery).filter(|(l, _)| l.iter().any(|&(r, _)| r == rank)).map(|(_, &j)| j).collect();
+                    from.sort_unstable();
+                    from.dedup();
+                    from
+                },
             })
             .collect(),
     });
@@ -250,9 +355,10 @@ pub struct EvidenceHit {
 /// hits' stored fields.
 pub fn evidence_for_claim(index: &Index, claim: &Claim, planner: &dyn Planner, config: &RunConfig, plan_config: &PlanRunConfig, scratch: &mut Scratch) -> Result<ClaimEvidence> {
     let plan = planner.plan(claim)?;
-    plan_config.fusion.validate(plan.subqueries.len())?;
+    let config = RunConfig { retriever: Retriever::Bm25, ..*config };
+    plan_config.fusion.validate(lists_per_plan(&plan, config.retriever))?;
     let bm25 = Bm25::new(index, config.bm25)?;
-    let (_, explanation) = retrieve_plan(index, &bm25, claim, &plan, config, plan_config, true, scratch)?;
+    let (_, explanation) = retrieve_plan(index, &bm25, claim, &plan, None, &config, plan_config, true, scratch)?;
     let explanation = explanation.expect("explain was asked");
     let hits = explanation
         .hits

@@ -145,3 +145,41 @@ impl PlanArgs {
         planner_for(&self.plan, mmr, llm)
     }
 }
+
+/// The dense encoder: `--dense`, `--ort-lib` and how the model runs.
+#[derive(Debug, Args)]
+pub struct DenseArgs {
+    /// Encoder model folder (with quantir-encoder.json), e.g. models/all-minilm-l6-v2
+    #[arg(long, value_name = "DIR")]
+    pub dense: Option<PathBuf>,
+    /// ONNX Runtime library
+    #[arg(long, env = "ORT_DYLIB_PATH", default_value = "models/onnxruntime/libonnxruntime.so", value_name = "PATH")]
+    pub ort_lib: PathBuf,
+    /// Encoder workers: ONNX Runtime sessions of one thread each, working on different batches
+    #[arg(long, default_value_t = 2)]
+    pub encoder_workers: usize,
+    /// Texts per model call
+    #[arg(long, default_value_t = 16)]
+    pub batch_size: usize,
+    /// Tokens per text [default: the model folder's max_length]
+    #[arg(long)]
+    pub max_length: Option<usize>,
+    /// Pooling [default: the model folder's]
+    #[arg(long, value_enum)]
+    pub pooling: Option<quantir::index::dense::Pooling>,
+}
+
+impl DenseArgs {
+    /// Loads the encoder from `--dense`, or from `fallback` (the model folder an index records).
+    pub fn encoder(&self, fallback: Option<&std::path::Path>) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
+        let Some(dir) = self.dense.as_deref().or(fallback) else { return Ok(None) };
+        let mut config = quantir::index::dense::EncoderConfig::read(dir)?;
+        if let Some(n) = self.max_length {
+            config.max_length = n;
+        }
+        if let Some(p) = self.pooling {
+            config.pooling = p;
+        }
+        quantir::index::dense::Encoder::open(dir, config, &self.ort_lib, self.encoder_workers, self.batch_size).map(Some)
+    }
+}

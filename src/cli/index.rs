@@ -6,9 +6,10 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use quantir::corpus::{load_corpus, Format};
-use quantir::index::{build, Bm25Params, IndexConfig};
+use quantir::index::dense::VectorDtype;
+use quantir::index::{build, Bm25Params, DenseConfig, HnswParams, IndexConfig};
 
-use super::args::{Bm25Args, ThreadsArgs};
+use super::args::{Bm25Args, DenseArgs, ThreadsArgs};
 use super::progress::Bar;
 
 #[derive(Debug, Args)]
@@ -26,13 +27,33 @@ pub struct IndexArgs {
     bm25: Bm25Args,
     #[command(flatten)]
     threads: ThreadsArgs,
+    #[command(flatten)]
+    dense: DenseArgs,
+    /// Store vectors as f16 (half the disk; widened when opened)
+    #[arg(long, requires = "dense")]
+    f16: bool,
+    /// Also build an HNSW graph over the vectors
+    #[arg(long, requires = "dense")]
+    hnsw: bool,
+    /// HNSW neighbours per node (M)
+    #[arg(long, default_value_t = 16, requires = "hnsw")]
+    hnsw_m: usize,
+    /// HNSW candidate list while building
+    #[arg(long, default_value_t = 200, requires = "hnsw")]
+    hnsw_ef_construction: usize,
 }
 
 pub fn run(args: IndexArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let corpus = load_corpus(&args.corpus, args.format)?;
     let loaded = started.elapsed().as_secs_f64();
-    let config = IndexConfig { bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(), threads: args.threads.threads };
+    let encoder = args.dense.encoder(None)?;
+    let dense = encoder.as_ref().map(|encoder| DenseConfig {
+        encoder,
+        dtype: if args.f16 { VectorDtype::F16 } else { VectorDtype::F32 },
+        hnsw: args.hnsw.then_some(HnswParams { max_connections: args.hnsw_m, ef_construction: args.hnsw_ef_construction }),
+    });
+    let config = IndexConfig { bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(), threads: args.threads.threads, dense };
     let summary = build(&corpus, &args.corpus, &args.index, &config, &Bar::default())
         .with_context(|| format!("building the index at {}", args.index.display()))?;
     let total = started.elapsed().as_secs_f64();
@@ -49,6 +70,9 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
     let loaded = &corpus.summary;
     if loaded.no_date_field > 0 {
         eprintln!("  {} documents have no date field", loaded.no_date_field);
+    }
+    if encoder.is_some() {
+        eprintln!("  encoded {} passages ({} resumed from an interrupted build)", summary.encoded + summary.resumed, summary.resumed);
     }
     for (line, found) in &loaded.undated_examples {
         eprintln!("  undated: {}:{line}: date {} is not a date quantir reads", loaded.file.display(), quantir::error::shorten(found));

@@ -10,7 +10,9 @@ use quantir::eval::{evaluate, Completeness, Measure};
 use quantir::index::Index;
 use quantir::trec::{Qrels, QrelsFormat, DEFAULT_TAG};
 
-use super::args::{Bm25Args, CutoffArgs, FusionArgs, PlanArgs, ThreadsArgs};
+use quantir::retrieve::{Ann, Retriever};
+
+use super::args::{Bm25Args, CutoffArgs, DenseArgs, FusionArgs, PlanArgs, ThreadsArgs};
 use super::progress::Bar;
 
 #[derive(Debug, Args)]
@@ -54,6 +56,17 @@ pub struct RunArgs {
     /// Write, per claim, its sub-queries and which of them found each document (JSONL)
     #[arg(long, value_name = "PATH")]
     explain: Option<PathBuf>,
+    /// Retrieval per sub-query: bm25, dense, or hybrid (both lists, fused)
+    #[arg(long, value_enum, default_value_t = Retriever::Bm25)]
+    retriever: Retriever,
+    /// Dense search: exact, or hnsw (falls back to exact when the cutoff keeps few documents)
+    #[arg(long, value_enum, default_value_t = Ann::Exact)]
+    ann: Ann,
+    /// Candidates explored by an HNSW search
+    #[arg(long, default_value_t = 256)]
+    ef: usize,
+    #[command(flatten)]
+    dense: DenseArgs,
     #[command(flatten)]
     bm25: Bm25Args,
     #[command(flatten)]
@@ -74,10 +87,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         undated: args.cutoff.undated,
         remove_query: args.remove_query,
         threads: args.threads.threads,
+        retriever: args.retriever,
+        ann: args.ann,
+        ef: args.ef,
+    };
+    let encoder = match args.retriever {
+        Retriever::Bm25 => None,
+        _ => args.dense.encoder(index.manifest().dense.as_ref().map(|d| std::path::Path::new(&d.model_dir)))?,
     };
     let planner = args.plan.planner()?;
     let plan_config = PlanRunConfig { depth: args.depth as usize, fusion: args.fusion_options.config(args.fusion) };
-    let (run, summary, explanations) = run_planned(&index, &claims, planner.as_ref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
+    let (run, summary, explanations) = run_planned(&index, &claims, planner.as_ref(), encoder.as_ref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
     run.write_trec(&args.output, DEFAULT_TAG)?;
     eprintln!(
         "ran {} claims ({} with a date cutoff, {} sub-queries, {} fell back to the claim) in {:.2} s ({:.0} claims/s) into {}",

@@ -6,10 +6,12 @@ use std::time::Instant;
 use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED, STRING};
 use tantivy::{IndexWriter, TantivyDocument};
 
-use super::manifest::{Bm25Params, Manifest};
+use super::dense::encode::{encode_corpus, work_dir};
+use super::dense::{Encoder, VectorDtype, Vectors};
+use super::manifest::{Bm25Params, DenseManifest, HnswParams, Manifest};
 use super::open::{UNDATED_KEY, FIELD_BODY, FIELD_DATE, FIELD_DATE_KEY, FIELD_ID, FIELD_RANK, FIELD_TEXT, FIELD_TITLE, FIELD_URL};
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, Document};
 use crate::error::{Error, Result};
 use crate::io::{AtomicDir, Progress};
 
@@ -17,18 +19,31 @@ use crate::io::{AtomicDir, Progress};
 /// enough that a 165k-snippet corpus makes a segment per thread, small enough for CI's 24 GiB.
 const WRITER_MEMORY_BYTES: usize = 512 << 20;
 
-/// How a BM25 index is built.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct IndexConfig {
+/// How an index is built.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexConfig<'a> {
     /// Default BM25 parameters recorded in the manifest (searches may override them).
     pub bm25: Bm25Params,
     /// Indexing threads; 0 means one per core.
     pub threads: usize,
+    /// Encode the documents with this encoder too (`--dense`).
+    pub dense: Option<DenseConfig<'a>>,
 }
 
-impl Default for IndexConfig {
+/// The dense part of a build.
+#[derive(Debug, Clone, Copy)]
+pub struct DenseConfig<'a> {
+    /// The encoder.
+    pub encoder: &'a Encoder,
+    /// Stored value type.
+    pub dtype: VectorDtype,
+    /// Build an HNSW graph with these parameters.
+    pub hnsw: Option<HnswParams>,
+}
+
+impl Default for IndexConfig<'_> {
     fn default() -> Self {
-        IndexConfig { bm25: Bm25Params::default(), threads: 0 }
+        IndexConfig { bm25: Bm25Params::default(), threads: 0, dense: None }
     }
 }
 
@@ -43,6 +58,10 @@ pub struct BuildSummary {
     pub skipped_empty: usize,
     /// Wall-clock seconds of the build (not of loading the corpus).
     pub seconds: f64,
+    /// Passages encoded in this build, and taken from an interrupted one (`--dense`).
+    pub encoded: usize,
+    /// Passages resumed from an interrupted build's finished chunks.
+    pub resumed: usize,
 }
 
 /// Builds the index for `corpus` at `target`, replacing any index there only once the new one is
@@ -110,17 +129,40 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
 
     let summary = &corpus.summary;
     let mut manifest = Manifest::new(config.bm25, corpus_path);
+    let (mut encoded, mut resumed) = (0, 0);
+    if let Some(dense) = &config.dense {
+        let dense_dir = dir.join("dense");
+        std::fs::create_dir(&dense_dir).map_err(|e| Error::io(&dense_dir, e))?;
+        let in_rank_order: Vec<&Document> = by_id.iter().map(|&d| &corpus.documents[d]).collect();
+        let work = work_dir(target);
+        let (dim, now, before) = encode_corpus(&in_rank_order, dense.encoder, dense.dtype, &work, &dense_dir.join("vectors.f32"), progress)?;
+        (encoded, resumed) = (now, before);
+        if let Some(params) = dense.hnsw {
+            if !dense.encoder.config().normalize {
+                return Err(Error::InvalidArgument { name: "--hnsw", message: "the HNSW graph uses inner product and needs normalised vectors (\"normalize\": true)".into() });
+            }
+            let vectors = Vectors::open(&dense_dir.join("vectors.f32"))?;
+            super::dense::hnsw::build(&vectors, params, &dense_dir, progress)?;
+        }
+        let model_dir = dense.encoder.dir().display().to_string();
+        manifest.dense = Some(DenseManifest { encoder: dense.encoder.config().clone(), model_dir, dim, dtype: dense.dtype, hnsw: dense.hnsw });
+    }
     manifest.documents = corpus.documents.len();
     manifest.undated = summary.undated;
     manifest.skipped_empty = summary.skipped_empty;
     // The manifest goes last: a staging folder without one is not an index.
     manifest.write(dir)?;
     staging.commit()?;
+    if config.dense.is_some() {
+        let _ = std::fs::remove_dir_all(work_dir(target));
+    }
     Ok(BuildSummary {
         documents: manifest.documents,
         undated: manifest.undated,
         skipped_empty: manifest.skipped_empty,
         seconds: started.elapsed().as_secs_f64(),
+        encoded,
+        resumed,
     })
 }
 

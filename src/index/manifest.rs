@@ -62,6 +62,41 @@ pub struct Manifest {
     pub skipped_empty: usize,
     /// The corpus path as given to `quantir index`.
     pub corpus: String,
+    /// The dense vectors, when built with `--dense`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense: Option<DenseManifest>,
+}
+
+/// How an index's dense vectors were made.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DenseManifest {
+    /// The encoder's settings (name, pooling, normalisation, max length, prefixes).
+    pub encoder: crate::index::dense::EncoderConfig,
+    /// The model folder it was built with (queries are encoded with it unless `--dense` says otherwise).
+    pub model_dir: String,
+    /// Vector dimension.
+    pub dim: usize,
+    /// On-disk value type.
+    pub dtype: crate::index::dense::VectorDtype,
+    /// The HNSW graph's parameters, when one was built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hnsw: Option<HnswParams>,
+}
+
+/// HNSW build parameters (hnsw_rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HnswParams {
+    /// Neighbours per node (M).
+    pub max_connections: usize,
+    /// Candidate list size while building.
+    pub ef_construction: usize,
+}
+
+impl Default for HnswParams {
+    /// M = 16, ef_construction = 200: hnswlib's and faiss's usual setting.
+    fn default() -> Self {
+        HnswParams { max_connections: 16, ef_construction: 200 }
+    }
 }
 
 impl Manifest {
@@ -78,6 +113,7 @@ impl Manifest {
             undated: 0,
             skipped_empty: 0,
             corpus: corpus.display().to_string(),
+            dense: None,
         }
     }
 

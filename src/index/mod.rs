@@ -8,6 +8,7 @@
 //! DIR/
 //! ├── manifest.json   format and analyzer versions, BM25 k1/b, counts, corpus path; written last
 //! ├── ids.json        every document id, sorted by bytes; a document's place here is its `rank`
+//! ├── dense/          with --dense: vectors.f32 (see dense/vectors.rs) and, with --hnsw, the graph
 //! └── tantivy/        the tantivy index: one text field `body` (title + " " + text, the
 //!                     quantir analyzer, term frequencies and field norms, no positions),
 //!                     stored `id` `title` `text` `url` `date`, fast fields `rank` (u64) and
@@ -30,6 +31,6 @@ mod manifest;
 mod open;
 mod tokenizer;
 
-pub use build::{build, BuildSummary, IndexConfig};
-pub use manifest::{Bm25Params, Manifest, FORMAT_VERSION};
+pub use build::{build, BuildSummary, DenseConfig, IndexConfig};
+pub use manifest::{Bm25Params, DenseManifest, HnswParams, Manifest, FORMAT_VERSION};
 pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

@@ -1,11 +1,12 @@
 //! Opening an index: checks its manifest, then keeps what scoring touches in memory.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tantivy::schema::{Field, Value};
 use tantivy::{DocAddress, InvertedIndexReader, Searcher, TantivyDocument, Term};
 
+use super::dense::{HnswGraph, Vectors};
 use super::manifest::Manifest;
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
 use crate::corpus::DayNumber;
@@ -61,6 +62,12 @@ pub struct Index {
     ids: Vec<String>,
     /// Id rank → (segment, document), to read a hit's stored fields from its id.
     addresses: Vec<(u32, u32)>,
+    /// Id rank → date key (the dense side is in id-rank order).
+    date_keys: Vec<DayNumber>,
+    /// The dense vectors, when the index has them.
+    vectors: Option<Vectors>,
+    /// The HNSW graph, loaded on first use.
+    hnsw: OnceLock<std::result::Result<HnswGraph, String>>,
     total_tokens: u64,
 }
 
@@ -108,14 +115,26 @@ impl Index {
         let ids: Vec<String> = serde_json::from_str(&ids_text)
             .map_err(|e| crate::io::json_error(&ids_path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
         let mut addresses = vec![(u32::MAX, u32::MAX); ids.len()];
+        let mut date_keys = vec![DayNumber::MAX; ids.len()];
         for (s, segment) in segments.iter().enumerate() {
             for (d, &rank) in segment.ranks.iter().enumerate() {
                 if let Some(slot) = addresses.get_mut(rank as usize) {
                     *slot = (s as u32, d as u32);
+                    date_keys[rank as usize] = segment.date_keys[d];
                 }
             }
         }
-        Ok(Index { path: dir.to_path_buf(), manifest, searcher, body, segments, ids, addresses, total_tokens })
+        let vectors = match &manifest.dense {
+            Some(dense) => {
+                let v = Vectors::open(&dir.join("dense/vectors.f32"))?;
+                if v.len() != ids.len() || v.dim() != dense.dim {
+                    return Err(Error::IncompatibleIndex { path: dir.to_path_buf(), what: "dense/vectors.f32", found: format!("{} vectors of {}", v.len(), v.dim()), supported: format!("{} of {}", ids.len(), dense.dim) });
+                }
+                Some(v)
+            }
+            None => None,
+        };
+        Ok(Index { path: dir.to_path_buf(), manifest, searcher, body, segments, ids, addresses, date_keys, vectors, hnsw: OnceLock::new(), total_tokens })
     }
 
     /// The folder it was opened from.
@@ -164,6 +183,27 @@ impl Index {
     /// The id of the document with id rank `rank`.
     pub fn id(&self, rank: u32) -> &str {
         &self.ids[rank as usize]
+    }
+
+    /// Each document's date key by id rank (`DayNumber::MAX` when undated).
+    pub fn date_keys_by_rank(&self) -> &[DayNumber] {
+        &self.date_keys
+    }
+
+    /// The dense vectors, if the index was built with `--dense`.
+    pub fn vectors(&self) -> Option<&Vectors> {
+        self.vectors.as_ref()
+    }
+
+    /// The HNSW graph (loaded on first call), if the index was built with `--hnsw`.
+    pub fn hnsw(&self) -> Result<&HnswGraph> {
+        if self.manifest.dense.as_ref().and_then(|d| d.hnsw).is_none() {
+            return Err(Error::InvalidArgument { name: "--ann", message: format!("{} has no HNSW graph\n\nhint: rebuild it with `quantir index … --dense MODEL --hnsw`, or search with --ann exact", self.path.display()) });
+        }
+        self.hnsw
+            .get_or_init(|| HnswGraph::load(&self.path.join("dense")).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|message| Error::InvalidArgument { name: "--ann", message: message.clone() })
     }
 
     /// The id rank of `id`, if the index holds it.

@@ -15,6 +15,21 @@
 
 mod bm25;
 mod cutoff;
+pub mod dense;
 
 pub use bm25::{Bm25, Hit, Scratch};
 pub use cutoff::{Cutoff, UndatedPolicy};
+pub use dense::{Ann, DenseQuery};
+
+/// Which retrieval runs per sub-query.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Retriever {
+    /// Lexical BM25.
+    #[default]
+    Bm25,
+    /// The dense encoder's vectors.
+    Dense,
+    /// Both, fused (each sub-query contributes a BM25 list and a dense list).
+    Hybrid,
+}

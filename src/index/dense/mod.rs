@@ -7,8 +7,11 @@
 //! The manifest's `dense` entry records the encoder (name, dimension, pooling, normalisation, max
 //! length) and the HNSW parameters; searching with another encoder is refused.
 
+pub mod encode;
 pub mod encoder;
+pub mod hnsw;
 pub mod vectors;
 
 pub use encoder::{Encoder, EncoderConfig, Pooling, TextKind};
+pub use hnsw::HnswGraph;
 pub use vectors::{VectorDtype, Vectors};

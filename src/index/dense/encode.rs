@@ -1,0 +1,97 @@
+//! Encoding a corpus at index time, resumably.
+//!
+//! Documents are encoded in id-rank order in chunks of [`CHUNK`] passages. Each chunk is written
+//! to `.NAME.dense-work/chunk-NNNNNN.f32` beside the index (renamed into place when complete), so
+//! a build that is killed keeps every finished chunk, and the next build of the same corpus with
+//! the same encoder — checked by a fingerprint of both — encodes only what is missing. When every
+//! chunk is there they are joined into the index's `dense/vectors.f32` and the work folder goes.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::encoder::{Encoder, TextKind};
+use super::vectors::{self, VectorDtype};
+use crate::corpus::Document;
+use crate::error::{Error, Result};
+use crate::io::Progress;
+
+/// Passages per chunk file.
+pub const CHUNK: usize = 2048;
+
+/// The work folder for an index at `target`.
+pub fn work_dir(target: &Path) -> PathBuf {
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    target.with_file_name(format!(".{name}.dense-work"))
+}
+
+/// What is encoded for a document: title and text, as BM25 indexes them.
+pub fn passage(document: &Document) -> String {
+    if document.title.is_empty() {
+        document.text.clone()
+    } else {
+        format!("{} {}", document.title, document.text)
+    }
+}
+
+/// Encodes `documents` (in id-rank order) into `out` (a `vectors.f32`), resuming from `work`.
+/// Returns (dimension, passages encoded now, passages resumed).
+pub fn encode_corpus(documents: &[&Document], encoder: &Encoder, dtype: VectorDtype, work: &Path, out: &Path, progress: &dyn Progress) -> Result<(usize, usize, usize)> {
+    let fingerprint = fingerprint(documents, encoder);
+    let stamp = work.join("fingerprint");
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(fingerprint.as_str()) {
+        let _ = std::fs::remove_dir_all(work);
+    }
+    std::fs::create_dir_all(work).map_err(|e| Error::io(work, e))?;
+    std::fs::write(&stamp, &fingerprint).map_err(|e| Error::io(&stamp, e))?;
+    progress.start("encoding", Some(documents.len() as u64));
+    let (mut encoded, mut resumed, mut dim) = (0, 0, 0);
+    let chunks: Vec<&[&Document]> = documents.chunks(CHUNK).collect();
+    for (k, chunk) in chunks.iter().enumerate() {
+        let path = work.join(format!("chunk-{k:06}.f32"));
+        if let Some(d) = complete_chunk(&path, chunk.len()) {
+            dim = d;
+            resumed += chunk.len();
+            progress.advance(chunk.len() as u64);
+            continue;
+        }
+        let texts: Vec<String> = chunk.iter().map(|d| passage(d)).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // Encode in sub-batches so the progress bar moves.
+        let mut rows = Vec::with_capacity(chunk.len() * 384);
+        for part in refs.chunks(256) {
+            let (v, d) = encoder.encode(part, TextKind::Passage)?;
+            dim = d;
+            rows.extend(v);
+            progress.advance(part.len() as u64);
+        }
+        vectors::write(&path, dim, &rows, VectorDtype::F32)?;
+        encoded += chunk.len();
+    }
+    progress.finish();
+    let mut all = Vec::with_capacity(documents.len() * dim);
+    for k in 0..chunks.len() {
+        let v = vectors::Vectors::open(&work.join(format!("chunk-{k:06}.f32")))?;
+        all.extend_from_slice(v.all());
+    }
+    vectors::write(out, dim, &all, dtype)?;
+    Ok((dim, encoded, resumed))
+}
+
+/// The dimension of a complete chunk file with `rows` rows, or `None`.
+fn complete_chunk(path: &Path, rows: usize) -> Option<usize> {
+    let v = vectors::Vectors::open(path).ok()?;
+    (v.len() == rows).then_some(v.dim())
+}
+
+fn fingerprint(documents: &[&Document], encoder: &Encoder) -> String {
+    let mut hash = Sha256::new();
+    hash.update(serde_json::to_vec(encoder.config()).expect("config serialises"));
+    for d in documents {
+        hash.update(d.id.as_bytes());
+        hash.update([0]);
+        hash.update(passage(d).as_bytes());
+        hash.update([0]);
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,145 @@
+//! Dense retrieval: inner product between query and document vectors, exact or through HNSW,
+//! with the date cutoff.
+//!
+//! - **Exact**: the scores of a block of queries against a block of [`BLOCK`] documents are one
+//!   matrix product (`matrixmultiply::sgemm`); each query keeps its top k among the documents its
+//!   cutoff admits. Exact top-k under the cutoff, as for BM25.
+//! - **HNSW**: a filtered graph search that only returns admitted documents. When the cutoff
+//!   admits less than [`HNSW_MIN_ADMITTED`] of the collection, the graph would wander among
+//!   refused nodes and miss good ones, so the search falls back to exact; it also falls back when
+//!   the graph returns fewer than k documents. The answer is then always complete.
+//!
+//! Ties: score descending, then id rank descending (document id descending), as everywhere.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::cutoff::{CompiledCutoff, Cutoff};
+use crate::corpus::DayNumber;
+use crate::error::{Error, Result};
+use crate::index::Index;
+
+/// Documents per block of the exact search.
+pub const BLOCK: usize = 4096;
+
+/// Queries per block of the exact search.
+const QUERY_BLOCK: usize = 64;
+
+/// Below this share of admitted documents, HNSW search falls back to exact search.
+pub const HNSW_MIN_ADMITTED: f64 = 0.10;
+
+/// Approximate or exact nearest neighbours.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ann {
+    /// Every document scored.
+    #[default]
+    Exact,
+    /// The HNSW graph (with exact fallback, module doc).
+    Hnsw,
+}
+
+/// One dense query: its vector, cutoff and excluded document.
+pub struct DenseQuery<'a> {
+    /// The query vector (`dim` values).
+    pub vector: &'a [f32],
+    /// Its cutoff.
+    pub cutoff: Cutoff,
+    /// A document to leave out (`--remove-query`).
+    pub exclude: Option<u32>,
+}
+
+#[derive(PartialEq)]
+struct Worst(f32, u32);
+impl Eq for Worst {}
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Worst {
+    /// Greater = worse: lower score, then lower rank.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.total_cmp(&self.0).then_with(|| other.1.cmp(&self.1))
+    }
+}
+
+fn push(heap: &mut BinaryHeap<Worst>, k: usize, score: f32, rank: u32) {
+    if heap.len() < k {
+        heap.push(Worst(score, rank));
+    } else if heap.peek().is_some_and(|w| Worst(score, rank) < *w) {
+        heap.pop();
+        heap.push(Worst(score, rank));
+    }
+}
+
+fn sorted(heap: BinaryHeap<Worst>) -> Vec<(u32, f32)> {
+    heap.into_sorted_vec().into_iter().map(|w| (w.1, w.0)).collect()
+}
+
+/// Top `k` documents `(id rank, inner product)` for each query, best first.
+pub fn search(index: &Index, queries: &[DenseQuery], k: usize, ann: Ann, ef: usize) -> Result<Vec<Vec<(u32, f32)>>> {
+    let vectors = index.vectors().ok_or_else(|| Error::InvalidArgument {
+        name: "--retriever",
+        message: format!("{} has no dense vectors\n\nhint: rebuild it with `quantir index --corpus … --index {} --dense models/all-minilm-l6-v2`", index.path().display(), index.path().display()),
+    })?;
+    let dates = index.date_keys_by_rank();
+    match ann {
+        Ann::Exact => Ok(exact(vectors.all(), vectors.dim(), dates, queries, k)),
+        Ann::Hnsw => {
+            let graph = index.hnsw()?;
+            let n = dates.len();
+            let mut out = Vec::with_capacity(queries.len());
+            for q in queries {
+                let cut = q.cutoff.compile();
+                let admit = |row: usize| cut.admits(dates[row]) && Some(row as u32) != q.exclude;
+                let admitted = dates.iter().filter(|&&d| cut.admits(d)).count();
+                let mut hits = Vec::new();
+                if admitted as f64 >= HNSW_MIN_ADMITTED * n as f64 {
+                    hits = graph.search(q.vector, k, ef, &admit).into_iter().map(|(row, s)| (row as u32, s)).collect::<Vec<_>>();
+                    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
+                }
+                if hits.len() < k.min(admitted) {
+                    hits = exact(vectors.all(), vectors.dim(), dates, std::slice::from_ref(q), k).pop().unwrap_or_default();
+                }
+                out.push(hits);
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Exact search (module doc).
+fn exact(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k: usize) -> Vec<Vec<(u32, f32)>> {
+    let n = dates.len();
+    let mut results = Vec::with_capacity(queries.len());
+    for qblock in queries.chunks(QUERY_BLOCK) {
+        let nq = qblock.len();
+        let q: Vec<f32> = qblock.iter().flat_map(|q| q.vector.iter().copied()).collect();
+        let cuts: Vec<CompiledCutoff> = qblock.iter().map(|q| q.cutoff.compile()).collect();
+        let mut heaps: Vec<BinaryHeap<Worst>> = (0..nq).map(|_| BinaryHeap::with_capacity(k + 1)).collect();
+        let mut scores = vec![0f32; nq * BLOCK];
+        for start in (0..n).step_by(BLOCK) {
+            let len = BLOCK.min(n - start);
+            let docs = &all[start * dim..(start + len) * dim];
+            // scores (nq × len) = q (nq × dim) · docsᵀ (dim × len); docs is row-major len × dim,
+            // so its transpose has row stride 1 and column stride dim.
+            // SAFETY: the pointers and strides describe the slices' own extents.
+            unsafe {
+                matrixmultiply::sgemm(nq, dim, len, 1.0, q.as_ptr(), dim as isize, 1, docs.as_ptr(), 1, dim as isize, 0.0, scores.as_mut_ptr(), len as isize, 1);
+            }
+            for (qi, heap) in heaps.iter_mut().enumerate() {
+                let cut = &cuts[qi];
+                let exclude = qblock[qi].exclude;
+                for (j, &s) in scores[qi * len..(qi + 1) * len].iter().enumerate() {
+                    let rank = (start + j) as u32;
+                    if cut.admits(dates[start + j]) && Some(rank) != exclude {
+                        push(heap, k, s, rank);
+                    }
+                }
+            }
+        }
+        results.extend(heaps.into_iter().map(sorted));
+    }
+    results
+}
