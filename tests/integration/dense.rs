@@ -46,3 +46,164 @@ fn batching_does_not_change_vectors() {
         assert!(cosine > 0.9999, "{t}: {cosine}");
     }
 }
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use predicates::str::contains;
+use proptest::prelude::*;
+use quantir::corpus::PubDate;
+use quantir::index::Index;
+use quantir::retrieve::{Ann, Cutoff, DenseQuery, UndatedPolicy};
+
+use crate::util::quantir;
+
+struct DenseSample {
+    _dir: tempfile::TempDir,
+    index: Index,
+    queries: Vec<Vec<f32>>,
+}
+
+/// The QuanTemp sample indexed with vectors and an HNSW graph, and the vectors of its 12 claims.
+fn dense_sample() -> &'static DenseSample {
+    static SAMPLE: OnceLock<DenseSample> = OnceLock::new();
+    SAMPLE.get_or_init(|| {
+        let (model_dir, lib) = model();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("idx");
+        quantir()
+            .args(["index", "--hnsw", "--corpus"])
+            .arg(repo().join("data/quantemp-sample/corpus.json"))
+            .arg("--index")
+            .arg(&path)
+            .arg("--dense")
+            .arg(&model_dir)
+            .arg("--ort-lib")
+            .arg(&lib)
+            .assert()
+            .success()
+            .stderr(contains("encoded 732 passages"));
+        let claims: Vec<String> = std::fs::read_to_string(repo().join("data/quantemp-sample/claims.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["text"].as_str().unwrap().to_string())
+            .collect();
+        let refs: Vec<&str> = claims.iter().map(String::as_str).collect();
+        let (flat, dim) = encoder().encode(&refs, TextKind::Query).unwrap();
+        DenseSample { _dir: dir, index: Index::open(&path).unwrap(), queries: flat.chunks(dim).map(<[f32]>::to_vec).collect() }
+    })
+}
+
+fn search(s: &DenseSample, q: usize, cutoff: Cutoff, k: usize, ann: Ann) -> Vec<(u32, f32)> {
+    let query = DenseQuery { vector: &s.queries[q], cutoff, exclude: None };
+    quantir::retrieve::dense::search(&s.index, std::slice::from_ref(&query), k, ann, 64).unwrap().remove(0)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    /// Exact dense search under a cutoff equals the full ranking filtered to dates before it, cut at k.
+    #[test]
+    fn dense_cutoff_equals_filter_then_cut(q in 0usize..12, (y, m) in (2008i32..2024, 1u32..13), k in 1usize..80) {
+        let s = dense_sample();
+        let before = PubDate::parse(&format!("{y}-{m:02}-15")).unwrap();
+        let got = search(s, q, Cutoff::before(before, UndatedPolicy::Exclude), k, Ann::Exact);
+        let dates = s.index.date_keys_by_rank();
+        let all = search(s, q, Cutoff::none(), 10_000, Ann::Exact);
+        let want: Vec<(u32, f32)> = all.into_iter().filter(|(r, _)| dates[*r as usize] < before.first_day_number()).take(k).collect();
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn hnsw_holds_recall_against_exact_under_cutoffs() {
+    let s = dense_sample();
+    let (mut found, mut total) = (0usize, 0usize);
+    for q in 0..s.queries.len() {
+        for before in [None, Some("2021-01-01"), Some("2012-01-01")] {
+            let cutoff = before.map_or(Cutoff::none(), |d| Cutoff::before(PubDate::parse(d).unwrap(), UndatedPolicy::Exclude));
+            let exact: std::collections::HashSet<u32> = search(s, q, cutoff, 20, Ann::Exact).into_iter().map(|h| h.0).collect();
+            let approx = search(s, q, cutoff, 20, Ann::Hnsw);
+            let dates = s.index.date_keys_by_rank();
+            assert!(approx.iter().all(|(r, _)| cutoff.before.is_none_or(|b| dates[*r as usize] < b.first_day_number())), "HNSW hits respect the cutoff");
+            assert_eq!(approx.len(), exact.len(), "as many hits as exact search");
+            found += approx.iter().filter(|h| exact.contains(&h.0)).count();
+            total += exact.len();
+        }
+    }
+    let recall = found as f64 / total as f64;
+    eprintln!("HNSW recall@20 against exact, under cutoffs: {recall:.4}");
+    assert!(recall >= 0.95, "recall {recall}");
+}
+
+#[test]
+fn a_killed_encode_resumes_where_it_stopped() {
+    let (model_dir, lib) = model();
+    let dir = tempfile::tempdir().unwrap();
+    // 6,000 passages: three chunks of 2,048, so a kill after the first leaves work to resume.
+    let corpus: String = (0..6000).map(|i| format!("{{\"id\": \"d{i}\", \"text\": \"passage {i} about inflation at {}.{} percent in {}\"}}\n", i % 9, i % 7, 1990 + i % 30)).collect();
+    let corpus_path = crate::util::write(dir.path(), "c.jsonl", corpus);
+    let index = dir.path().join("idx");
+    let build = || {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("quantir"));
+        c.args(["index", "--corpus"]).arg(&corpus_path).arg("--index").arg(&index).arg("--dense").arg(&model_dir).arg("--ort-lib").arg(&lib);
+        c
+    };
+    let mut child = build().stderr(std::process::Stdio::null()).spawn().unwrap();
+    let work = dir.path().join(".idx.dense-work");
+    let started = Instant::now();
+    while !work.join("chunk-000000.f32").exists() {
+        assert!(child.try_wait().unwrap().is_none(), "the build ended before its first chunk was killed");
+        assert!(started.elapsed() < Duration::from_secs(300));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!index.exists(), "no index from a killed build");
+    let out = build().output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("encoded 6000 passages (2048 resumed") || stderr.contains("encoded 6000 passages (4096 resumed"), "{stderr}");
+    assert!(!work.exists(), "the work folder goes once the index is in place");
+    assert_eq!(Index::open(&index).unwrap().vectors().unwrap().len(), 6000);
+}
+
+#[test]
+fn a_wrong_model_or_a_missing_runtime_says_how_to_fix_it() {
+    let dir = tempfile::tempdir().unwrap();
+    quantir()
+        .args(["index", "--corpus"])
+        .arg(crate::util::fixture("jsonl/corpus.jsonl"))
+        .arg("--index")
+        .arg(dir.path().join("idx"))
+        .arg("--dense")
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stderr(contains("has no quantir-encoder.json")).stderr(contains("hint: run scripts/setup_models.sh"));
+    let (model_dir, _) = model();
+    quantir()
+        .args(["index", "--ort-lib", "/nonexistent/libonnxruntime.so", "--corpus"])
+        .arg(crate::util::fixture("jsonl/corpus.jsonl"))
+        .arg("--index")
+        .arg(dir.path().join("idx"))
+        .arg("--dense")
+        .arg(&model_dir)
+        .assert()
+        .code(1)
+        .stderr(contains("ONNX Runtime not found at /nonexistent/libonnxruntime.so"))
+        .stderr(contains("hint: run scripts/setup_models.sh"));
+    let bm25_only = dir.path().join("bm25");
+    quantir().args(["index", "--corpus"]).arg(crate::util::fixture("jsonl/corpus.jsonl")).arg("--index").arg(&bm25_only).assert().success();
+    quantir()
+        .args(["run", "--retriever", "dense", "--index"])
+        .arg(&bm25_only)
+        .arg("--claims")
+        .arg(crate::util::fixture("jsonl/claims.jsonl"))
+        .arg("--output")
+        .arg(dir.path().join("r"))
+        .arg("--dense")
+        .arg(&model_dir)
+        .assert()
+        .code(1)
+        .stderr(contains("has no dense vectors"));
+}
