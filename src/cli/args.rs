@@ -158,8 +158,9 @@ pub struct DenseArgs {
     /// Encoder workers: ONNX Runtime sessions of one thread each, working on different batches
     #[arg(long, default_value_t = 2)]
     pub encoder_workers: usize,
-    /// Texts per model call
-    #[arg(long, default_value_t = 16)]
+    /// Texts per model call (small batches of length-sorted texts pad least: 4 was fastest for
+    /// all-MiniLM-L6-v2 int8 on 2 cores, 103 passages/s against 98 at 8 and 81 at 32)
+    #[arg(long, default_value_t = 4)]
     pub batch_size: usize,
     /// Tokens per text [default: the model folder's max_length]
     #[arg(long)]

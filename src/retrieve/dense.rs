@@ -93,9 +93,12 @@ pub fn search(index: &Index, queries: &[DenseQuery], k: usize, ann: Ann, ef: usi
             for q in queries {
                 let cut = q.cutoff.compile();
                 let admit = |row: usize| cut.admits(dates[row]) && Some(row as u32) != q.exclude;
-                let admitted = dates.iter().filter(|&&d| cut.admits(d)).count();
+                let unfiltered = q.cutoff.before.is_none() && q.exclude.is_none();
+                let admitted = if unfiltered { n } else { dates.iter().filter(|&&d| cut.admits(d)).count() };
                 let mut hits = Vec::new();
-                if admitted as f64 >= HNSW_MIN_ADMITTED * n as f64 {
+                if unfiltered {
+                    hits = graph.search_all(q.vector, k, ef).into_iter().map(|(row, s)| (row as u32, s)).collect::<Vec<_>>();
+                } else if admitted as f64 >= HNSW_MIN_ADMITTED * n as f64 {
                     hits = graph.search(q.vector, k, ef, &admit).into_iter().map(|(row, s)| (row as u32, s)).collect::<Vec<_>>();
                     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
                 }

@@ -59,7 +59,7 @@ pub fn encode_corpus(documents: &[&Document], encoder: &Encoder, dtype: VectorDt
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         // Encode in sub-batches so the progress bar moves.
         let mut rows = Vec::with_capacity(chunk.len() * 384);
-        for part in refs.chunks(256) {
+        for part in refs.chunks(1024) {
             let (v, d) = encoder.encode(part, TextKind::Passage)?;
             dim = d;
             rows.extend(v);

@@ -65,4 +65,10 @@ impl HnswGraph {
         let filter = Admit(admit);
         self.hnsw.search_filter(query, k, ef.max(k), Some(&filter)).into_iter().map(|n| (n.d_id, 1.0 - n.distance)).collect()
     }
+
+    /// The `k` nearest neighbours of `query` with no filter (a filtered search costs a call per
+    /// visited node).
+    pub fn search_all(&self, query: &[f32], k: usize, ef: usize) -> Vec<(usize, f32)> {
+        self.hnsw.search(query, k, ef.max(k)).into_iter().map(|n| (n.d_id, 1.0 - n.distance)).collect()
+    }
 }
