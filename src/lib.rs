@@ -29,6 +29,7 @@ pub mod io;
 pub mod plan;
 pub mod retrieve;
 pub mod serve;
+pub mod verify;
 pub mod trec;
 
 pub use error::{Error, Result};

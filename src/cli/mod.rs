@@ -12,6 +12,7 @@ mod progress;
 mod run;
 mod search;
 mod serve;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -35,6 +36,12 @@ enum Command {
     Run(run::RunArgs),
     /// Serve the engine over HTTP: a JSON API, a JSONL stream and a web page.
     Serve(serve::ServeArgs),
+    /// Train the verifier on labelled claims with evidence (k-fold cross-validation).
+    TrainVerifier(verify::TrainArgs),
+    /// Verify claims from their top-k evidence: True / False / Conflicting.
+    Verify(verify::VerifyArgs),
+    /// Score verdicts: accuracy, per-class and macro/weighted F1, confusion, paired t-test.
+    VerifyEval(verify::VerifyEvalArgs),
     /// Evaluate a TREC run against qrels with trec_eval's measures.
     Eval(eval::EvalArgs),
     /// Compare runs with a baseline: means per measure and paired significance tests.
@@ -53,6 +60,9 @@ pub fn run() -> anyhow::Result<()> {
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::TrainVerifier(args) => verify::train(args),
+        Command::Verify(args) => verify::verify(args),
+        Command::VerifyEval(args) => verify::eval(args),
         Command::Compare(args) => compare::run(args),
         Command::Fuse(args) => fuse::run(args),
     }

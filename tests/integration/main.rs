@@ -13,3 +13,4 @@ mod plan;
 mod scifact;
 mod serve;
 mod util;
+mod verify;

@@ -1,0 +1,189 @@
+//! `quantir train-verifier`, `quantir verify`, `quantir verify-eval`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use quantir::corpus::{load_claims, Format};
+use quantir::eval::paired_t_test;
+use quantir::index::Index;
+use quantir::trec::Run;
+use quantir::verify::trained::{cross_validate, featurize, LinearConfig, TrainConfig, TrainedVerifier};
+use quantir::verify::{fold_macro_f1, read_examples, read_gold, read_predictions, score, Label, VerifyExample, VerifyScores};
+
+use super::args::DenseArgs;
+use super::progress::Bar;
+
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// Labelled claims with evidence: a QuanTemp evidence mapping (.json) or evidence JSONL
+    #[arg(long, value_name = "PATH")]
+    claims: PathBuf,
+    /// Where the verifier goes (verifier.json, cv_predictions.jsonl, cv_scores.json)
+    #[arg(long, value_name = "DIR")]
+    output: PathBuf,
+    /// Cross-validation folds (0: none)
+    #[arg(long, default_value_t = 10)]
+    folds: usize,
+    /// Evidence texts per claim
+    #[arg(long, default_value_t = 3)]
+    top: usize,
+    /// Ignore the evidence (the claim-only ablation)
+    #[arg(long)]
+    claim_only: bool,
+    /// Training epochs
+    #[arg(long, default_value_t = 150)]
+    epochs: usize,
+    /// L2 penalty (3 was best of 0.01, 0.1, 1 and 3 in 10-fold CV on the QuanTemp validation claims)
+    #[arg(long, default_value_t = 3.0)]
+    l2: f32,
+    /// Seed of the fold shuffle
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    #[command(flatten)]
+    dense: DenseArgs,
+}
+
+pub fn train(args: TrainArgs) -> anyhow::Result<()> {
+    let examples = read_examples(&args.claims)?;
+    let encoder = args.dense.encoder(Some(std::path::Path::new("models/all-minilm-l6-v2")))?.context("no encoder")?;
+    let config = TrainConfig { with_evidence: !args.claim_only, top: args.top, folds: args.folds, seed: args.seed, linear: LinearConfig { epochs: args.epochs, l2: args.l2, ..Default::default() } };
+    let started = std::time::Instant::now();
+    let rows = featurize(&examples, &encoder, config.with_evidence, config.top, &Bar::default())?;
+    let encoded = started.elapsed().as_secs_f64();
+    std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
+    if args.folds > 0 {
+        let report = cross_validate(&examples, &rows, &config, &Bar::default())?;
+        super::write_jsonl(&args.output.join("cv_predictions.jsonl"), &report.predictions)?;
+        std::fs::write(args.output.join("cv_scores.json"), serde_json::to_string_pretty(&report.scores)?)?;
+        println!("{}-fold cross-validation over {} claims ({}):", args.folds, examples.len(), if config.with_evidence { format!("claim + top-{} evidence", args.top) } else { "claim only".into() });
+        print_scores(&report.scores);
+    }
+    let verifier = TrainedVerifier::train(&examples, &rows, &encoder, &config)?;
+    verifier.save(&args.output)?;
+    eprintln!("trained on {} claims in {:.1} s ({:.1} s encoding) into {}", examples.len(), started.elapsed().as_secs_f64(), encoded, args.output.display());
+    Ok(())
+}
+
+fn print_scores(s: &VerifyScores) {
+    println!("accuracy     {:.4}\nmacro_f1     {:.4}\nweighted_f1  {:.4}", s.accuracy, s.macro_f1, s.weighted_f1);
+    for label in Label::ALL {
+        let c = &s.per_class[label.name()];
+        println!("{:<12} precision {:.4} recall {:.4} f1 {:.4} support {}", label.name(), c.precision, c.recall, c.f1, c.support);
+    }
+    println!("confusion (gold rows, predicted columns; True False Conflicting): {:?}", s.confusion);
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Claims (quantir JSONL, BEIR, QuanTemp++) with --run/--index, or, alone, claims with their
+    /// evidence (QuanTemp evidence mapping or evidence JSONL)
+    #[arg(long, value_name = "PATH")]
+    claims: PathBuf,
+    /// A run whose top documents are each claim's evidence
+    #[arg(long, value_name = "RUN", requires = "index")]
+    run: Option<PathBuf>,
+    /// The index the run was made from (for the documents' text)
+    #[arg(long, value_name = "DIR", requires = "run")]
+    index: Option<PathBuf>,
+    /// Evidence texts per claim
+    #[arg(long, default_value_t = 3)]
+    top: usize,
+    /// The verifier: trained:DIR (from quantir train-verifier)
+    #[arg(long, value_name = "V")]
+    verifier: String,
+    /// Predictions: {"id", "label", "confidence", "evidence"} a line
+    #[arg(long, value_name = "PATH")]
+    output: PathBuf,
+    #[command(flatten)]
+    dense: DenseArgs,
+}
+
+pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
+    let dir = args.verifier.strip_prefix("trained:").ok_or_else(|| {
+        anyhow::anyhow!("unknown verifier {:?}: this quantir has trained:DIR (onnx: and llm: verifiers are not built yet)\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)
+    })?;
+    let verifier = TrainedVerifier::load(std::path::Path::new(dir))?;
+    let encoder = args.dense.encoder(Some(&verifier.encoder_dir))?.context("no encoder")?;
+    let examples: Vec<VerifyExample> = match (&args.run, &args.index) {
+        (Some(run), Some(index)) => {
+            let index = Index::open(index)?;
+            let run = Run::read_trec(run)?;
+            let by_qid: HashMap<&str, Vec<&str>> = run.queries.iter().map(|l| (l.qid.as_str(), l.docs.iter().take(args.top).map(|d| d.docid.as_str()).collect())).collect();
+            let claims = load_claims(&args.claims, Format::Auto, None)?;
+            claims
+                .iter()
+                .map(|c| {
+                    let evidence = by_qid.get(c.id.as_str()).into_iter().flatten().filter_map(|id| index.rank_of(id)).map(|r| index.stored_by_rank(r).map(|d| if d.title.is_empty() { d.text } else { format!("{} {}", d.title, d.text) })).collect::<Result<Vec<_>, _>>()?;
+                    Ok(VerifyExample { id: c.id.clone(), claim: c.text.clone(), evidence, label: None })
+                })
+                .collect::<quantir::Result<_>>()?
+        }
+        _ => read_examples(&args.claims)?,
+    };
+    let verifier = TrainedVerifier { top: args.top.min(verifier.top.max(1)), ..verifier };
+    let predictions = verifier.predict(&examples, &encoder, &Bar::default())?;
+    super::write_jsonl(&args.output, &predictions)?;
+    eprintln!("verified {} claims into {}", predictions.len(), args.output.display());
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyEvalArgs {
+    /// Gold labels: JSONL {"id", "label"} or a QuanTemp evidence mapping (.json)
+    #[arg(long, value_name = "PATH")]
+    gold: PathBuf,
+    /// Predictions JSONL
+    #[arg(long, value_name = "PATH")]
+    pred: PathBuf,
+    /// A second predictions file: paired t-test on per-fold macro-F1 against --pred
+    #[arg(long, value_name = "PATH", requires = "folds")]
+    pred_b: Option<PathBuf>,
+    /// Folds for the paired t-test (the claims in id order, cut into equal parts)
+    #[arg(long)]
+    folds: Option<usize>,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+fn pairs(gold: &HashMap<String, Label>, pred: &PathBuf) -> anyhow::Result<Vec<(String, Label, Label)>> {
+    let predictions = read_predictions(pred)?;
+    let mut out = Vec::with_capacity(predictions.len());
+    for p in predictions {
+        let g = gold.get(&p.id).with_context(|| format!("{}: claim {} has no gold label", pred.display(), p.id))?;
+        out.push((p.id, *g, p.label));
+    }
+    // Claims in id order (numerically when ids are numbers), so folds are the same for any file.
+    out.sort_by(|a, b| match (a.0.parse::<u64>(), b.0.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        _ => a.0.cmp(&b.0),
+    });
+    Ok(out)
+}
+
+pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
+    let gold = read_gold(&args.gold)?;
+    let a = pairs(&gold, &args.pred)?;
+    let labels = |v: &[(String, Label, Label)]| v.iter().map(|(_, g, p)| (*g, *p)).collect::<Vec<_>>();
+    let scores = score(&labels(&a));
+    let mut json = serde_json::to_value(&scores)?;
+    if let (Some(b), Some(folds)) = (&args.pred_b, args.folds) {
+        let b = pairs(&gold, b)?;
+        anyhow::ensure!(a.iter().map(|x| &x.0).eq(b.iter().map(|x| &x.0)), "--pred and --pred-b must predict the same claims");
+        let (fa, fb) = (fold_macro_f1(&labels(&a), folds), fold_macro_f1(&labels(&b), folds));
+        let diffs: Vec<f64> = fb.iter().zip(&fa).map(|(y, x)| y - x).collect();
+        let p = paired_t_test(&diffs);
+        json["folds"] = serde_json::json!({ "k": folds, "macro_f1_a": fa, "macro_f1_b": fb, "t_test_p": p });
+        if !args.json {
+            println!("paired t-test over {folds} folds of macro-F1: mean A {:.4}, mean B {:.4}, p = {p:.4}", fa.iter().sum::<f64>() / folds as f64, fb.iter().sum::<f64>() / folds as f64);
+        }
+    }
+    if args.json {
+        println!("{json}");
+    } else {
+        print_scores(&scores);
+    }
+    Ok(())
+}

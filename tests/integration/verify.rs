@@ -1,0 +1,102 @@
+//! Verification: scores equal scikit-learn's and the fold t-test scipy's; the trained verifier
+//! trains, cross-validates and predicts end to end.
+
+use std::fmt::Write as _;
+
+use predicates::str::contains;
+
+use crate::util::{python, quantir, repo, write};
+
+#[test]
+fn verify_eval_equals_scikit_learn_and_scipy() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = ["True", "False", "Half True/False"];
+    let (mut gold, mut a, mut b) = (String::new(), String::new(), String::new());
+    let mut state = 11u64;
+    let mut next = |n: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    for i in 0..500 {
+        let g = next(10).min(2) as usize; // skewed like QuanTemp: False-heavy
+        let pa = if next(10) < 6 { g } else { next(3) as usize };
+        let pb = if next(10) < 5 { g } else { next(3) as usize };
+        writeln!(gold, r#"{{"id": "{i}", "label": "{}"}}"#, labels[g]).unwrap();
+        writeln!(a, r#"{{"id": "{i}", "label": "{}", "confidence": 0.5}}"#, labels[pa]).unwrap();
+        writeln!(b, r#"{{"id": "{i}", "label": "{}", "confidence": 0.5}}"#, labels[pb]).unwrap();
+    }
+    let (gold, a, b) = (write(dir.path(), "gold.jsonl", gold), write(dir.path(), "a.jsonl", a), write(dir.path(), "b.jsonl", b));
+    let out = quantir().args(["verify-eval", "--json", "--folds", "10", "--gold"]).arg(&gold).arg("--pred").arg(&a).arg("--pred-b").arg(&b).assert().success().get_output().stdout.clone();
+    let ours: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let script = r#"
+import json, sys
+from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support, confusion_matrix
+from scipy.stats import ttest_rel
+norm = lambda l: "Conflicting" if l == "Half True/False" else l
+def read(p): return {d["id"]: norm(d["label"]) for d in map(json.loads, open(p))}
+gold, a, b = read(sys.argv[1]), read(sys.argv[2]), read(sys.argv[3])
+ids = sorted(gold, key=int)
+y, pa, pb = [gold[i] for i in ids], [a[i] for i in ids], [b[i] for i in ids]
+labels = ["True", "False", "Conflicting"]
+p, r, f, s = precision_recall_fscore_support(y, pa, labels=labels, zero_division=0)
+folds = lambda pred: [f1_score(y[k * 500 // 10:(k + 1) * 500 // 10], pred[k * 500 // 10:(k + 1) * 500 // 10], average="macro", zero_division=0) for k in range(10)]
+print(json.dumps({"accuracy": accuracy_score(y, pa), "macro_f1": f1_score(y, pa, average="macro", zero_division=0),
+  "weighted_f1": f1_score(y, pa, average="weighted", zero_division=0),
+  "per_class": {l: {"precision": p[i], "recall": r[i], "f1": f[i], "support": int(s[i])} for i, l in enumerate(labels)},
+  "confusion": confusion_matrix(y, pa, labels=labels).tolist(), "p": ttest_rel(folds(pb), folds(pa)).pvalue}))
+"#;
+    let oracle = std::process::Command::new(python()).arg("-c").arg(script).arg(&gold).arg(&a).arg(&b).output().unwrap();
+    assert!(oracle.status.success(), "{}", String::from_utf8_lossy(&oracle.stderr));
+    let theirs: serde_json::Value = serde_json::from_slice(&oracle.stdout).unwrap();
+    let close = |x: &serde_json::Value, y: &serde_json::Value, what: &str| assert!((x.as_f64().unwrap() - y.as_f64().unwrap()).abs() <= 1e-9, "{what}: quantir {x} vs oracle {y}");
+    for key in ["accuracy", "macro_f1", "weighted_f1"] {
+        close(&ours[key], &theirs[key], key);
+    }
+    for label in ["True", "False", "Conflicting"] {
+        for key in ["precision", "recall", "f1", "support"] {
+            close(&ours["per_class"][label][key], &theirs["per_class"][label][key], &format!("{label} {key}"));
+        }
+    }
+    assert_eq!(ours["confusion"], theirs["confusion"]);
+    close(&ours["folds"]["t_test_p"], &theirs["p"], "t-test p");
+}
+
+#[test]
+fn train_cross_validate_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first 120 real validation claims with their evidence, as evidence JSONL.
+    let all: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-val/val_claimonly_evidence_question_mapping.json")).unwrap()).unwrap();
+    let mut lines = String::new();
+    for (i, item) in all.iter().take(120).enumerate() {
+        let evidence: Vec<&str> = item["evidences"][0]["top_k_doc"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+        writeln!(lines, "{}", serde_json::json!({"id": i.to_string(), "claim": item["claim"], "evidence": evidence, "label": item["label"]})).unwrap();
+    }
+    let claims = write(dir.path(), "claims.jsonl", lines);
+    let verifier = dir.path().join("verifier");
+    quantir()
+        .args(["train-verifier", "--folds", "3", "--epochs", "20", "--claims"])
+        .arg(&claims)
+        .arg("--output")
+        .arg(&verifier)
+        .arg("--dense")
+        .arg(repo().join("models/all-minilm-l6-v2"))
+        .arg("--ort-lib")
+        .arg(repo().join("models/onnxruntime/libonnxruntime.so"))
+        .assert()
+        .success()
+        .stdout(contains("3-fold cross-validation over 120 claims (claim + top-3 evidence)"))
+        .stdout(contains("macro_f1"));
+    assert_eq!(std::fs::read_to_string(verifier.join("cv_predictions.jsonl")).unwrap().lines().count(), 120);
+    let preds = dir.path().join("pred.jsonl");
+    quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--claims").arg(&claims).arg("--output").arg(&preds).assert().success();
+    let predictions: Vec<serde_json::Value> = std::fs::read_to_string(&preds).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(predictions.len(), 120);
+    assert!(predictions.iter().all(|p| ["True", "False", "Conflicting"].contains(&p["label"].as_str().unwrap()) && p["evidence"].as_array().unwrap().len() <= 3));
+    // The same verifier over a quantir run of the dated sample: evidence from the index.
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&index).assert().success();
+    let run = dir.path().join("run.trec");
+    quantir().args(["run", "-k", "3", "--index"]).arg(&index).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(&run).assert().success();
+    quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--run").arg(&run).arg("--index").arg(&index).arg("--output").arg(&preds).assert().success().stderr(contains("verified 12 claims"));
+    quantir().args(["verify", "--verifier", "onnx:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(1).stderr(contains("unknown verifier"));
+}
