@@ -19,12 +19,26 @@ pub struct ServeArgs {
     /// Worker threads (0 = one per core)
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// A verifier for POST /api/verify: trained:DIR (from quantir train-verifier)
+    #[arg(long, value_name = "V")]
+    verifier: Option<String>,
+    #[command(flatten)]
+    dense: super::args::DenseArgs,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let index = Index::open(&args.index)?;
     let documents = index.num_docs();
-    let state = Arc::new(AppState { index, limits: Limits::default() });
+    let verifier = match &args.verifier {
+        None => None,
+        Some(spec) => {
+            let dir = spec.strip_prefix("trained:").ok_or_else(|| anyhow::anyhow!("unknown verifier {spec:?}: this quantir has trained:DIR"))?;
+            let verifier = quantir::verify::trained::TrainedVerifier::load(std::path::Path::new(dir))?;
+            let encoder = args.dense.encoder(Some(&verifier.encoder_dir))?.ok_or_else(|| anyhow::anyhow!("the verifier needs its encoder"))?;
+            Some((verifier, encoder))
+        }
+    };
+    let state = Arc::new(AppState { index, limits: Limits::default(), verifier });
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if args.threads > 0 {
         runtime.worker_threads(args.threads);

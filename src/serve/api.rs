@@ -16,6 +16,7 @@ use crate::engine::{evidence_for_claim, EvidenceHit, PlanRunConfig, RunConfig};
 use crate::fuse::{FusionConfig, Method, Norm};
 use crate::plan::{ClaimOnly, Numeric, Planner, SubQuery};
 use crate::retrieve::{Scratch, UndatedPolicy};
+use crate::verify::trained::TrainedVerifier;
 
 /// Request limits (module doc of [`crate::serve`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -255,6 +256,52 @@ pub(super) async fn search(State(state): State<Arc<AppState>>, body: Body) -> Re
     Ok(Json(response))
 }
 
+/// The answer to `POST /api/verify`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct VerifyResponse {
+    /// The request's id, if it had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// True, False or Conflicting.
+    pub label: crate::verify::Label,
+    /// The verifier's probability for it.
+    pub confidence: f64,
+    /// The evidence it read (the top hits), best first.
+    pub evidence: Vec<ApiHit>,
+    /// The sub-queries run.
+    pub subqueries: Vec<SubQuery>,
+    /// Milliseconds spent.
+    pub took_ms: f64,
+}
+
+pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Result<Json<VerifyResponse>, ApiError> {
+    if state.verifier.is_none() {
+        return Err(ApiError::new(404, None, "POST /api/verify needs a verifier: start the server with --verifier trained:DIR"));
+    }
+    let bytes = read_body(body, state.limits.search_body_bytes).await?;
+    let mut request = parse_search_request(&bytes, &state.limits)?;
+    request.k = Some(request.k.unwrap_or(3));
+    let request = request.checked();
+    let response = tokio::task::spawn_blocking(move || -> Result<VerifyResponse, ApiError> {
+        let started = Instant::now();
+        let claim = request.claim.text.clone();
+        let search = answer(&state, request)?;
+        let (verifier, encoder) = state.verifier.as_ref().expect("checked above");
+        let example = crate::verify::VerifyExample {
+            id: search.id.clone().unwrap_or_default(),
+            claim,
+            evidence: search.hits.iter().map(|h| if h.hit.evidence.title.is_empty() { h.hit.evidence.text.clone() } else { format!("{} {}", h.hit.evidence.title, h.hit.evidence.text) }).collect(),
+            label: None,
+        };
+        let verifier = TrainedVerifier { top: example.evidence.len().max(1), ..verifier.clone() };
+        let prediction = verifier.predict(std::slice::from_ref(&example), encoder, &crate::io::NoProgress).map_err(|e| ApiError::new(422, None, e.to_string()))?.remove(0);
+        Ok(VerifyResponse { id: search.id, label: prediction.label, confidence: prediction.confidence, evidence: search.hits, subqueries: search.subqueries, took_ms: started.elapsed().as_secs_f64() * 1e3 })
+    })
+    .await
+    .map_err(|_| ApiError::new(503, None, "the verification was interrupted; try again"))??;
+    Ok(Json(response))
+}
+
 pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
     let m = state.index.manifest();
     Json(serde_json::json!({
@@ -263,17 +310,12 @@ pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_jso
         "documents": state.index.num_docs(),
         "quantir_version": env!("CARGO_PKG_VERSION"),
         "analyzer_version": m.analyzer_version,
-        "verifier": null,
+        "verifier": state.verifier.as_ref().map(|(v, _)| serde_json::json!({"kind": "trained", "with_evidence": v.with_evidence, "top": v.top})),
     }))
 }
 
 pub(super) async fn not_found(uri: axum::http::Uri) -> ApiError {
-    let message = if uri.path() == "/api/verify" {
-        "POST /api/verify needs a verifier; this quantir has none yet (see /api/openapi.json for what it serves)".to_string()
-    } else {
-        format!("no endpoint {}; see /api/openapi.json", uri.path())
-    };
-    ApiError::new(404, None, message)
+    ApiError::new(404, None, format!("no endpoint {}; see /api/openapi.json", uri.path()))
 }
 
 #[cfg(test)]

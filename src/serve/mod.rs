@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `GET /` | the web page for fact-checkers (`page.html`, shipped inside the binary) |
 //! | `POST /api/search` | one claim → sub-queries and evidence ([`SearchRequest`]) |
+//! | `POST /api/verify` | a search request → the verdict from its top `k` (default 3) hits, when the server has a verifier (`--verifier trained:DIR`; 404 otherwise) |
 //! | `POST /api/batch` | JSONL of search requests in, JSONL of results streamed out, one line per line |
 //! | `GET /api/health` | liveness and what index is served |
 //! | `GET /api/openapi.json` | the OpenAPI 3 description of the above |
@@ -27,7 +28,9 @@ use axum::Router;
 
 pub use api::{parse_search_request, ApiError, Limits, SearchRequest, SearchResponse};
 
+use crate::index::dense::Encoder;
 use crate::index::Index;
+use crate::verify::trained::TrainedVerifier;
 
 /// What every request handler shares.
 pub struct AppState {
@@ -35,6 +38,8 @@ pub struct AppState {
     pub index: Index,
     /// Request limits.
     pub limits: Limits,
+    /// The verifier and its encoder, when the server has one.
+    pub verifier: Option<(TrainedVerifier, Encoder)>,
 }
 
 /// The application's routes.
@@ -42,6 +47,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/", get(page::page))
         .route("/api/search", post(api::search))
+        .route("/api/verify", post(api::verify))
         .route("/api/batch", post(stream::batch))
         .route("/api/health", get(api::health))
         .route("/api/openapi.json", get(openapi::openapi))

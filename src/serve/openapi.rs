@@ -17,6 +17,11 @@ fn document() -> serde_json::Value {
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
                 "responses": {"200": {"description": "sub-queries and hits", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}}}, "400": error, "413": error, "422": error}
             }},
+            "/api/verify": {"post": {
+                "summary": "Verdict (True / False / Conflicting) for one claim from its top k hits (k defaults to 3); 404 when the server has no verifier",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
+                "responses": {"200": {"description": "label, confidence, the evidence read, sub-queries", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/VerifyResponse"}}}}, "400": error, "404": error, "413": error, "422": error}
+            }},
             "/api/batch": {"post": {
                 "summary": "JSONL of SearchRequest in; JSONL out, one line per input line ({\"line\", ...SearchResponse} or {\"line\", \"error\"}), streamed",
                 "requestBody": {"required": true, "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
@@ -49,6 +54,11 @@ fn document() -> serde_json::Value {
             "SearchResponse": {"type": "object", "properties": {
                 "id": {"type": "string"}, "subqueries": {"type": "array", "items": {"$ref": "#/components/schemas/SubQuery"}},
                 "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}}, "took_ms": {"type": "number"}
+            }},
+            "VerifyResponse": {"type": "object", "properties": {
+                "id": {"type": "string"}, "label": {"type": "string", "enum": ["True", "False", "Conflicting"]}, "confidence": {"type": "number"},
+                "evidence": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
+                "subqueries": {"type": "array", "items": {"$ref": "#/components/schemas/SubQuery"}}, "took_ms": {"type": "number"}
             }},
             "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {"field": {"type": "string", "nullable": true}, "message": {"type": "string"}}}}}
         }}

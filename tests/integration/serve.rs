@@ -19,9 +19,14 @@ pub struct Server {
 
 impl Server {
     pub fn start(index: &std::path::Path) -> Server {
+        Server::start_with(index, &[])
+    }
+
+    pub fn start_with(index: &std::path::Path, extra: &[&str]) -> Server {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("quantir"))
             .args(["serve", "--addr", "127.0.0.1:0", "--index"])
             .arg(index)
+            .args(extra)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -113,7 +118,7 @@ fn bad_requests_get_4xx_naming_the_field() {
     }
     let (status, json) = post(&format!("{}/api/verify", server.url), "{}");
     assert_eq!(status, 404);
-    assert!(json["error"]["message"].as_str().unwrap().contains("needs a verifier"));
+    assert!(json["error"]["message"].as_str().unwrap().contains("needs a verifier: start the server with --verifier trained:DIR"));
 }
 
 #[test]
@@ -241,4 +246,43 @@ fn web_page_in_headless_chromium() {
         .output()
         .unwrap();
     assert!(status.status.success() && shot.exists(), "{}", String::from_utf8_lossy(&status.stderr));
+}
+
+/// With `--verifier trained:DIR`: `/api/verify` answers a verdict from the top hits, health says
+/// so, and the page shows the verdict panel.
+#[test]
+fn verify_endpoint_and_verdict_panel() {
+    let (dir, index) = sample_index();
+    let all: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-val/val_claimonly_evidence_question_mapping.json")).unwrap()).unwrap();
+    let lines: String = all
+        .iter()
+        .take(90)
+        .enumerate()
+        .map(|(i, item)| serde_json::json!({"id": i.to_string(), "claim": item["claim"], "evidence": item["evidences"][0]["top_k_doc"], "label": item["label"]}).to_string() + "\n")
+        .collect();
+    let claims = crate::util::write(dir.path(), "claims.jsonl", lines);
+    let verifier = dir.path().join("verifier");
+    crate::util::quantir().args(["train-verifier", "--folds", "0", "--epochs", "10", "--claims"]).arg(&claims).arg("--output").arg(&verifier).arg("--dense").arg(repo().join("models/all-minilm-l6-v2")).assert().success();
+    let spec = format!("trained:{}", verifier.display());
+    let server = Server::start_with(&index, &["--verifier", &spec]);
+    let (status, json) = post(&format!("{}/api/verify", server.url), serde_json::json!({"claim": FLORIDA, "date": "2023-04-24"}).to_string());
+    assert_eq!(status, 200, "{json}");
+    assert!(["True", "False", "Conflicting"].contains(&json["label"].as_str().unwrap()));
+    assert!(json["confidence"].as_f64().unwrap() > 0.0);
+    let evidence = json["evidence"].as_array().unwrap();
+    assert_eq!(evidence.len(), 3);
+    assert!(evidence.iter().all(|h| h["date"].as_str().unwrap() < "2023-04-24"));
+    let health: serde_json::Value = reqwest::blocking::get(format!("{}/api/health", server.url)).unwrap().json().unwrap();
+    assert_eq!(health["verifier"]["kind"], "trained");
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| std::path::Path::new(p).exists()).expect("chromium (scripts/test.sh installs it)");
+    let url = format!("{}/?claim={}&date=2023-04-24", server.url, "Says%20the%20military%20accounts%20for%20about%2010%20percent%20of%20Florida%27s%20economy.");
+    let dom = Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--virtual-time-budget=15000"])
+        .arg(format!("--user-data-dir={}", dir.path().join("profile").display()))
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.contains("<b>Verdict: "), "the verdict panel is shown:\n{dom}");
 }
