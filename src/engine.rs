@@ -352,13 +352,24 @@ pub struct EvidenceHit {
 }
 
 /// Plans, retrieves and fuses one claim (as [`run_planned`] does for a batch) and reads the
-/// hits' stored fields.
-pub fn evidence_for_claim(index: &Index, claim: &Claim, planner: &dyn Planner, config: &RunConfig, plan_config: &PlanRunConfig, scratch: &mut Scratch) -> Result<ClaimEvidence> {
+/// hits' stored fields. Dense and hybrid retrieval need `encoder`.
+#[allow(clippy::too_many_arguments)]
+pub fn evidence_for_claim(
+    index: &Index,
+    claim: &Claim,
+    planner: &dyn Planner,
+    encoder: Option<&Encoder>,
+    config: &RunConfig,
+    plan_config: &PlanRunConfig,
+    scratch: &mut Scratch,
+) -> Result<ClaimEvidence> {
     let plan = planner.plan(claim)?;
-    let config = RunConfig { retriever: Retriever::Bm25, ..*config };
     plan_config.fusion.validate(lists_per_plan(&plan, config.retriever))?;
     let bm25 = Bm25::new(index, config.bm25)?;
-    let (_, explanation) = retrieve_plan(index, &bm25, claim, &plan, None, &config, plan_config, true, scratch)?;
+    let plans = std::slice::from_ref(&plan);
+    let dense = dense_lists(index, std::slice::from_ref(claim), plans, encoder, config, plan_config, &crate::io::NoProgress)?;
+    let dense = dense.as_ref().map(|d| d[0].as_slice());
+    let (_, explanation) = retrieve_plan(index, &bm25, claim, &plan, dense, config, plan_config, true, scratch)?;
     let explanation = explanation.expect("explain was asked");
     let hits = explanation
         .hits

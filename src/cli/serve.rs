@@ -38,7 +38,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             Some((verifier, encoder))
         }
     };
-    let state = Arc::new(AppState { index, limits: Limits::default(), verifier });
+    // Dense and hybrid requests need the query encoder: the one the index was built with.
+    let encoder = match index.manifest().dense.as_ref() {
+        Some(dense) => args.dense.encoder(Some(std::path::Path::new(&dense.model_dir)))?,
+        None => None,
+    };
+    let state = Arc::new(AppState { index, limits: Limits::default(), verifier, encoder });
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if args.threads > 0 {
         runtime.worker_threads(args.threads);

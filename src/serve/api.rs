@@ -50,14 +50,8 @@ pub enum ApiPlan {
     Numeric,
 }
 
-/// The retrievers the API offers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ApiRetriever {
-    /// BM25.
-    #[default]
-    Bm25,
-}
+/// The retrievers the API offers (dense and hybrid when the index has vectors).
+pub type ApiRetriever = crate::retrieve::Retriever;
 
 /// The body of `POST /api/search` (and each line of `/api/batch`).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
@@ -183,7 +177,7 @@ impl SearchRequest {
             id: self.id.clone(),
             claim: Claim { id: self.id.unwrap_or_default(), text: self.claim, date },
             plan: self.plan,
-            run: RunConfig { k, undated: self.undated, threads: 1, ..Default::default() },
+            run: RunConfig { k, undated: self.undated, threads: 1, retriever: self.retriever, ..Default::default() },
             plan_run: PlanRunConfig {
                 depth: self.depth.unwrap_or(100),
                 fusion: FusionConfig { method: self.fusion.unwrap_or(Method::CombMaxNorm), norm: self.norm, ..Default::default() },
@@ -228,7 +222,7 @@ pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchRespons
         ApiPlan::Numeric => &Numeric,
     };
     let evidence = SCRATCH
-        .with(|scratch| evidence_for_claim(&state.index, &request.claim, planner, &request.run, &request.plan_run, &mut scratch.borrow_mut()))
+        .with(|scratch| evidence_for_claim(&state.index, &request.claim, planner, state.encoder.as_ref(), &request.run, &request.plan_run, &mut scratch.borrow_mut()))
         .map_err(|e| ApiError::new(422, None, e.to_string()))?;
     let claim_numbers: std::collections::HashSet<String> = number_spans(&request.claim.text).into_iter().map(|s| s.value).collect();
     let hits = evidence
@@ -310,6 +304,7 @@ pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_jso
         "documents": state.index.num_docs(),
         "quantir_version": env!("CARGO_PKG_VERSION"),
         "analyzer_version": m.analyzer_version,
+        "retrievers": if state.encoder.is_some() { serde_json::json!(["bm25", "dense", "hybrid"]) } else { serde_json::json!(["bm25"]) },
         "verifier": state.verifier.as_ref().map(|(v, _)| serde_json::json!({"kind": "trained", "with_evidence": v.with_evidence, "top": v.top})),
     }))
 }

@@ -40,6 +40,8 @@ pub struct AppState {
     pub limits: Limits,
     /// The verifier and its encoder, when the server has one.
     pub verifier: Option<(TrainedVerifier, Encoder)>,
+    /// The query encoder for dense and hybrid retrieval, when the index has vectors.
+    pub encoder: Option<Encoder>,
 }
 
 /// The application's routes.

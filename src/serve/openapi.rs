@@ -36,7 +36,7 @@ fn document() -> serde_json::Value {
                 "claim": {"type": "string", "minLength": 1, "maxLength": 2000},
                 "date": {"type": "string", "description": "evidence published strictly before this date: 2021-03-21, 2021-03, 2021, Mar 21, 2021, …"},
                 "plan": {"type": "string", "enum": ["claim-only", "numeric"], "default": "claim-only"},
-                "retriever": {"type": "string", "enum": ["bm25"], "default": "bm25"},
+                "retriever": {"type": "string", "enum": ["bm25", "dense", "hybrid"], "default": "bm25", "description": "dense and hybrid need an index built with --dense (see /api/health)"},
                 "fusion": {"type": "string", "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf"], "default": "combmax-norm"},
                 "norm": {"type": "string", "enum": ["none", "min-max", "max", "sum", "zmuv", "rank"]},
                 "k": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},

@@ -286,3 +286,34 @@ fn verify_endpoint_and_verdict_panel() {
     let dom = String::from_utf8_lossy(&dom.stdout);
     assert!(dom.contains("<b>Verdict: "), "the verdict panel is shown:\n{dom}");
 }
+
+/// Dense and hybrid retrieval through the API, with the encoder the index was built with.
+#[test]
+fn dense_and_hybrid_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("dense");
+    crate::util::quantir()
+        .args(["index", "--corpus"])
+        .arg(repo().join("data/quantemp-sample/corpus.json"))
+        .arg("--index")
+        .arg(&index)
+        .arg("--dense")
+        .arg(repo().join("models/all-minilm-l6-v2"))
+        .assert()
+        .success();
+    let server = Server::start(&index);
+    let health: serde_json::Value = reqwest::blocking::get(format!("{}/api/health", server.url)).unwrap().json().unwrap();
+    assert_eq!(health["retrievers"], serde_json::json!(["bm25", "dense", "hybrid"]));
+    for retriever in ["dense", "hybrid"] {
+        let (status, json) = post(&format!("{}/api/search", server.url), serde_json::json!({"claim": FLORIDA, "date": "2023-04-24", "retriever": retriever, "fusion": "rrf", "k": 5}).to_string());
+        assert_eq!(status, 200, "{retriever}: {json}");
+        let hits = json["hits"].as_array().unwrap();
+        assert_eq!(hits.len(), 5);
+        assert!(hits.iter().all(|h| h["date"].as_str().unwrap() < "2023-04-24"));
+    }
+    let (_keep, bm25_only) = sample_index();
+    let plain = Server::start(&bm25_only);
+    let (status, json) = post(&format!("{}/api/search", plain.url), serde_json::json!({"claim": FLORIDA, "retriever": "dense"}).to_string());
+    assert_eq!(status, 422, "{json}");
+    assert!(json["error"]["message"].as_str().unwrap().contains("dense"), "{json}");
+}
