@@ -20,13 +20,11 @@
 //! (the same table as Lucene's `SmallFloat.intToByte4`) and avglen the exact mean length. Scores
 //! are summed in f32, as Lucene does.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
 use super::cutoff::Cutoff;
+use super::top_k::TopK;
 use crate::analysis::Analyzer;
 use crate::error::{Error, Result};
 use crate::index::{Bm25Params, Index};
@@ -42,43 +40,6 @@ pub struct Hit {
     pub rank: u32,
     /// BM25 score.
     pub score: f32,
-}
-
-impl Hit {
-    /// Whether `self` ranks before `other`: higher score, then higher id rank (id descending).
-    fn ranks_before(&self, other: &Hit) -> bool {
-        match self.score.total_cmp(&other.score) {
-            Ordering::Greater => true,
-            Ordering::Less => false,
-            Ordering::Equal => self.rank > other.rank,
-        }
-    }
-}
-
-/// Heap entry ordered so that the max-heap's top is the worst hit kept.
-struct Worst(Hit);
-
-impl PartialEq for Worst {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Worst {}
-impl PartialOrd for Worst {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Worst {
-    fn cmp(&self, other: &Self) -> Ordering {
-        if self.0.ranks_before(&other.0) {
-            Ordering::Less
-        } else if other.0.ranks_before(&self.0) {
-            Ordering::Greater
-        } else {
-            Ordering::Equal
-        }
-    }
 }
 
 /// Per-thread working memory for [`Bm25::search`]; reuse one per thread.
@@ -145,7 +106,7 @@ impl<'a> Bm25<'a> {
     pub fn search(&self, query: &str, cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<Hit>> {
         let terms = self.weighted_terms(query)?;
         let cutoff = cutoff.compile();
-        let mut heap: BinaryHeap<Worst> = BinaryHeap::with_capacity(k + 1);
+        let mut top: TopK<(u32, u32)> = TopK::new(k);
         if k == 0 || terms.is_empty() {
             return Ok(Vec::new());
         }
@@ -188,16 +149,9 @@ impl<'a> Bm25<'a> {
                 if !cutoff.admits(segment.date_keys[doc]) || Some(rank) == exclude_rank {
                     continue;
                 }
-                let hit = Hit { segment: segment_ord as u32, doc: doc as u32, rank, score };
-                if heap.len() < k {
-                    heap.push(Worst(hit));
-                } else if heap.peek().is_some_and(|worst| hit.ranks_before(&worst.0)) {
-                    heap.pop();
-                    heap.push(Worst(hit));
-                }
+                top.push(score, rank, (segment_ord as u32, doc as u32));
             }
         }
-        // into_sorted_vec is ascending by `Worst`, i.e. best first.
-        Ok(heap.into_sorted_vec().into_iter().map(|w| w.0).collect())
+        Ok(top.into_sorted().into_iter().map(|(score, rank, (segment, doc))| Hit { segment, doc, rank, score }).collect())
     }
 }

@@ -11,10 +11,8 @@
 //!
 //! Ties: score descending, then id rank descending (document id descending), as everywhere.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use super::cutoff::{CompiledCutoff, Cutoff};
+use super::top_k::TopK;
 use crate::corpus::DayNumber;
 use crate::error::{Error, Result};
 use crate::index::Index;
@@ -49,32 +47,8 @@ pub struct DenseQuery<'a> {
     pub exclude: Option<u32>,
 }
 
-#[derive(PartialEq)]
-struct Worst(f32, u32);
-impl Eq for Worst {}
-impl PartialOrd for Worst {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Worst {
-    /// Greater = worse: lower score, then lower rank.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.0.total_cmp(&self.0).then_with(|| other.1.cmp(&self.1))
-    }
-}
-
-fn push(heap: &mut BinaryHeap<Worst>, k: usize, score: f32, rank: u32) {
-    if heap.len() < k {
-        heap.push(Worst(score, rank));
-    } else if heap.peek().is_some_and(|w| Worst(score, rank) < *w) {
-        heap.pop();
-        heap.push(Worst(score, rank));
-    }
-}
-
-fn sorted(heap: BinaryHeap<Worst>) -> Vec<(u32, f32)> {
-    heap.into_sorted_vec().into_iter().map(|w| (w.1, w.0)).collect()
+fn sorted(top: TopK<()>) -> Vec<(u32, f32)> {
+    top.into_sorted().into_iter().map(|(score, rank, ())| (rank, score)).collect()
 }
 
 /// Top `k` documents `(id rank, inner product)` for each query, best first.
@@ -120,7 +94,7 @@ fn exact(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k
         let nq = qblock.len();
         let q: Vec<f32> = qblock.iter().flat_map(|q| q.vector.iter().copied()).collect();
         let cuts: Vec<CompiledCutoff> = qblock.iter().map(|q| q.cutoff.compile()).collect();
-        let mut heaps: Vec<BinaryHeap<Worst>> = (0..nq).map(|_| BinaryHeap::with_capacity(k + 1)).collect();
+        let mut heaps: Vec<TopK<()>> = (0..nq).map(|_| TopK::new(k)).collect();
         let mut scores = vec![0f32; nq * BLOCK];
         for start in (0..n).step_by(BLOCK) {
             let len = BLOCK.min(n - start);
@@ -137,7 +111,7 @@ fn exact(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k
                 for (j, &s) in scores[qi * len..(qi + 1) * len].iter().enumerate() {
                     let rank = (start + j) as u32;
                     if cut.admits(dates[start + j]) && Some(rank) != exclude {
-                        push(heap, k, s, rank);
+                        heap.push(s, rank, ());
                     }
                 }
             }

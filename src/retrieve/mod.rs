@@ -16,6 +16,7 @@
 mod bm25;
 mod cutoff;
 pub mod dense;
+mod top_k;
 
 pub use bm25::{Bm25, Hit, Scratch};
 pub use cutoff::{Cutoff, UndatedPolicy};

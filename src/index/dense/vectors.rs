@@ -69,6 +69,12 @@ pub struct Vectors {
     count: usize,
 }
 
+impl std::fmt::Debug for Vectors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vectors").field("dim", &self.dim).field("count", &self.count).finish()
+    }
+}
+
 impl Vectors {
     /// Opens and checks `path`.
     pub fn open(path: &Path) -> Result<Vectors> {
