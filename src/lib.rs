@@ -8,12 +8,12 @@
 //!  corpus ─► analysis ─► index ─► plan ─► retrieve ─────────► fuse ─► engine ─► trec::Run ─► eval
 //!  (jsonl,    (numbers    (tantivy  (sub-    (BM25, exact top-k   (ranx-   (batched,   (TREC      (trec_eval
 //!   beir,      whole)      postings) queries) under the cutoff)    equal)   per claim)  run files)  measures)
-//!   quantemp)                                                                 └─► serve (HTTP, page)
+//!   quantemp)                                              verify (verdicts) ◄─┘   └─► serve (HTTP, page)
 //! ```
 //!
 //! Modules are stacked: each uses only [`error`] and the modules before it in this order —
 //! [`io`], [`trec`], [`corpus`], [`analysis`], [`index`], [`plan`], [`retrieve`], [`fuse`],
-//! [`engine`], [`eval`], [`serve`].
+//! [`engine`], [`eval`], [`verify`], [`serve`].
 //! The library never prints, exits or reads environment variables; the `quantir` binary's `cli`
 //! module does.
 #![warn(missing_docs)]
