@@ -1,4 +1,4 @@
-//! The verifier quantir trains itself (`trained:DIR`): [`features`](super::features) from the dense
+//! The verifier quantir trains itself (`trained:DIR`): features (`features.rs`) from the dense
 //! encoder and numeric consistency, a [`Linear`] softmax model, k-fold cross-validation.
 //!
 //! Cross-validation shuffles the examples once with a seeded ChaCha8 generator and cuts them into
