@@ -96,13 +96,20 @@ pub struct PlanArgs {
     /// MMR's threshold on min-max normalised scores
     #[arg(long, default_value_t = 0.5, requires = "mmr")]
     pub mmr_threshold: f64,
-    /// Base URL of an OpenAI-compatible API (for llm: plans), e.g. http://127.0.0.1:8000/v1
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// The OpenAI-compatible API for `llm:` planners and verifiers.
+#[derive(Debug, Args)]
+pub struct LlmArgs {
+    /// Base URL of an OpenAI-compatible API (for llm: plans and verifiers), e.g. http://127.0.0.1:8000/v1
     #[arg(long, env = "QUANTIR_LLM_URL", value_name = "URL")]
     pub llm_url: Option<String>,
-    /// Model name for llm: plans
+    /// Model name for llm: plans (llm:MODEL verifiers name theirs)
     #[arg(long, env = "QUANTIR_LLM_MODEL", value_name = "MODEL")]
     pub llm_model: Option<String>,
-    /// API key for llm: plans
+    /// API key
     #[arg(long, env = "OPENAI_API_KEY", value_name = "KEY", hide_env_values = true)]
     pub llm_key: Option<String>,
     /// Seconds allowed per LLM request
@@ -119,6 +126,25 @@ pub struct PlanArgs {
     pub llm_cache: PathBuf,
 }
 
+impl LlmArgs {
+    /// The connection settings, when a URL and a model (`model` overriding `--llm-model`) are known.
+    pub fn config(&self, model: Option<&str>) -> Option<LlmConfig> {
+        let model = model.map(str::to_string).or_else(|| self.llm_model.clone())?;
+        Some(LlmConfig {
+            base_url: self.llm_url.clone()?,
+            model,
+            api_key: self.llm_key.clone(),
+            style: LlmStyle::FcDecomp,
+            timeout: Duration::from_secs(self.llm_timeout.max(1)),
+            retries: self.llm_retries,
+            backoff: Duration::from_millis(500),
+            concurrency: self.llm_concurrency as usize,
+            cache_dir: self.llm_cache.clone(),
+            max_queries: 10,
+        })
+    }
+}
+
 fn parse_plan(text: &str) -> Result<PlanSpec, String> {
     text.parse()
 }
@@ -127,22 +153,7 @@ impl PlanArgs {
     /// The planner these flags describe.
     pub fn planner(&self) -> quantir::Result<Box<dyn Planner>> {
         let mmr = self.mmr.then_some(MmrConfig { beta: self.mmr_beta, threshold: self.mmr_threshold });
-        let llm = match (&self.llm_url, &self.llm_model) {
-            (Some(url), Some(model)) => Some(LlmConfig {
-                base_url: url.clone(),
-                model: model.clone(),
-                api_key: self.llm_key.clone(),
-                style: LlmStyle::FcDecomp,
-                timeout: Duration::from_secs(self.llm_timeout.max(1)),
-                retries: self.llm_retries,
-                backoff: Duration::from_millis(500),
-                concurrency: self.llm_concurrency as usize,
-                cache_dir: self.llm_cache.clone(),
-                max_queries: 10,
-            }),
-            _ => None,
-        };
-        planner_for(&self.plan, mmr, llm)
+        planner_for(&self.plan, mmr, self.llm.config(None))
     }
 }
 

@@ -90,7 +90,8 @@ pub struct VerifyArgs {
     /// Evidence texts per claim
     #[arg(long, default_value_t = 3)]
     top: usize,
-    /// The verifier: trained:DIR (from quantir train-verifier)
+    /// The verifier: trained:DIR (from quantir train-verifier) or llm:MODEL (an OpenAI-compatible
+    /// chat API, --llm-url)
     #[arg(long, value_name = "V")]
     verifier: String,
     /// Predictions: {"id", "label", "confidence", "evidence"} a line
@@ -98,14 +99,36 @@ pub struct VerifyArgs {
     output: PathBuf,
     #[command(flatten)]
     dense: DenseArgs,
+    #[command(flatten)]
+    llm: super::args::LlmArgs,
 }
 
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
-    let dir = args.verifier.strip_prefix("trained:").ok_or_else(|| {
-        anyhow::anyhow!("unknown verifier {:?}: this quantir has trained:DIR (onnx: and llm: verifiers are not built yet)\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)
-    })?;
-    let verifier = TrainedVerifier::load(std::path::Path::new(dir))?;
-    let encoder = args.dense.encoder(Some(&verifier.encoder_dir))?.context("no encoder")?;
+    let examples = examples_for(&args)?;
+    let predictions = if let Some(model) = args.verifier.strip_prefix("llm:") {
+        let config = args.llm.config(Some(model)).context("an llm: verifier needs --llm-url (or QUANTIR_LLM_URL)")?;
+        let verifier = quantir::verify::llm::LlmVerifier::new(quantir::plan::ChatClient::new(config)?, args.top);
+        let predictions = verifier.predict(&examples, &Bar::default())?;
+        let unparsed = verifier.unparsed.load(std::sync::atomic::Ordering::Relaxed);
+        if unparsed > 0 {
+            eprintln!("{unparsed} claims got two malformed answers: predicted Conflicting with confidence 0");
+        }
+        predictions
+    } else if let Some(dir) = args.verifier.strip_prefix("trained:") {
+        let verifier = TrainedVerifier::load(std::path::Path::new(dir))?;
+        let encoder = args.dense.encoder(Some(&verifier.encoder_dir))?.context("no encoder")?;
+        let verifier = TrainedVerifier { top: args.top.min(verifier.top.max(1)), ..verifier };
+        verifier.predict(&examples, &encoder, &Bar::default())?
+    } else {
+        anyhow::bail!("unknown verifier {:?}: use trained:DIR or llm:MODEL (onnx: verifiers are not built yet)\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)
+    };
+    super::write_jsonl(&args.output, &predictions)?;
+    eprintln!("verified {} claims into {}", predictions.len(), args.output.display());
+    Ok(())
+}
+
+/// The claims and their evidence: from a run and its index, or given with the claims.
+fn examples_for(args: &VerifyArgs) -> anyhow::Result<Vec<VerifyExample>> {
     let examples: Vec<VerifyExample> = match (&args.run, &args.index) {
         (Some(run), Some(index)) => {
             let index = Index::open(index)?;
@@ -122,11 +145,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         }
         _ => read_examples(&args.claims)?,
     };
-    let verifier = TrainedVerifier { top: args.top.min(verifier.top.max(1)), ..verifier };
-    let predictions = verifier.predict(&examples, &encoder, &Bar::default())?;
-    super::write_jsonl(&args.output, &predictions)?;
-    eprintln!("verified {} claims into {}", predictions.len(), args.output.display());
-    Ok(())
+    Ok(examples)
 }
 
 #[derive(Debug, Args)]

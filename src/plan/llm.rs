@@ -10,8 +10,9 @@
 //! - **Answers**: JSON `{"queries": [...]}` or a JSON list (inside a code fence or not), else one
 //!   query per line with list markers stripped. A malformed or empty answer falls back to the
 //!   claim itself and is counted ([`LlmStats::fallbacks`]).
-//! - **Cache**: every answer is stored in `cache_dir/<sha256 of model, prompt and claim>.json`,
-//!   so a rerun makes no calls and returns the same plans.
+//! - **Cache**: every answer is stored in `cache_dir/<sha256 of the model and the messages>.json`
+//!   (the messages hold the prompt and the claim), so a rerun makes no calls and returns the same
+//!   plans. [`ChatClient`] does the HTTP, retries and caching, for the LLM verifier too.
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -111,8 +112,9 @@ pub struct LlmStats {
     pub fallbacks: AtomicUsize,
 }
 
-/// The planner.
-pub struct LlmPlanner {
+/// An OpenAI-compatible chat client: timeouts, retries with backoff, and a disk cache keyed by
+/// the model and the messages. Shared by the LLM planner and the LLM verifier.
+pub struct ChatClient {
     config: LlmConfig,
     client: reqwest::blocking::Client,
     /// Counters.
@@ -122,46 +124,53 @@ pub struct LlmPlanner {
 #[derive(serde::Serialize, serde::Deserialize)]
 struct CacheEntry {
     model: String,
-    prompt: String,
-    claim: String,
+    messages: Vec<(String, String)>,
     answer: String,
 }
 
-impl LlmPlanner {
-    /// A planner; the cache folder is created if needed.
-    pub fn new(config: LlmConfig) -> Result<LlmPlanner> {
+impl ChatClient {
+    /// A client; the cache folder is created if needed.
+    pub fn new(config: LlmConfig) -> Result<ChatClient> {
         std::fs::create_dir_all(&config.cache_dir).map_err(|e| Error::io(&config.cache_dir, e))?;
         let client = reqwest::blocking::Client::builder()
             .connect_timeout(config.timeout.min(Duration::from_secs(10)))
             .timeout(config.timeout)
             .build()
             .map_err(|e| Error::InvalidArgument { name: "--llm-url", message: e.to_string() })?;
-        Ok(LlmPlanner { config, client, stats: LlmStats::default() })
+        Ok(ChatClient { config, client, stats: LlmStats::default() })
     }
 
-    fn cache_path(&self, prompt: &str, claim: &str) -> PathBuf {
+    /// The settings.
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    fn cache_path(&self, messages: &[(&str, &str)]) -> PathBuf {
         let mut hash = Sha256::new();
-        for part in [self.config.model.as_str(), &PROMPT_VERSION.to_string(), SYSTEM_PROMPT, prompt, claim] {
-            hash.update(part.as_bytes());
+        hash.update(self.config.model.as_bytes());
+        hash.update([0u8]);
+        hash.update(PROMPT_VERSION.to_string().as_bytes());
+        for (role, content) in messages {
             hash.update([0u8]);
+            hash.update(role.as_bytes());
+            hash.update([0u8]);
+            hash.update(content.as_bytes());
         }
-        let digest = hash.finalize();
-        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        let hex: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
         self.config.cache_dir.join(format!("{hex}.json"))
     }
 
-    /// The model's answer for `claim`, from the cache or the API.
-    pub fn answer(&self, claim: &str) -> Result<String> {
-        let prompt = self.config.style.prompt(claim);
-        let path = self.cache_path(&prompt, claim);
+    /// The model's answer to `messages` (`(role, content)` pairs), from the cache or the API.
+    pub fn chat(&self, messages: &[(&str, &str)]) -> Result<String> {
+        let path = self.cache_path(messages);
         if let Ok(text) = std::fs::read_to_string(&path) {
             if let Ok(entry) = serde_json::from_str::<CacheEntry>(&text) {
                 self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
                 return Ok(entry.answer);
             }
         }
-        let answer = self.ask(&prompt)?;
-        let entry = CacheEntry { model: self.config.model.clone(), prompt, claim: claim.to_string(), answer: answer.clone() };
+        let answer = self.ask(messages)?;
+        let entry = CacheEntry { model: self.config.model.clone(), messages: messages.iter().map(|(r, c)| (r.to_string(), c.to_string())).collect(), answer: answer.clone() };
         // Written beside and renamed, so a crash never leaves half an entry to be read back.
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         std::fs::write(&tmp, serde_json::to_vec_pretty(&entry).expect("entry serialises")).map_err(|e| Error::io(&tmp, e))?;
@@ -169,15 +178,12 @@ impl LlmPlanner {
         Ok(answer)
     }
 
-    fn ask(&self, prompt: &str) -> Result<String> {
+    fn ask(&self, messages: &[(&str, &str)]) -> Result<String> {
         let url = format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'));
         let body = serde_json::json!({
             "model": self.config.model,
             "temperature": 0,
-            "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": prompt},
-            ],
+            "messages": messages.iter().map(|(role, content)| serde_json::json!({"role": role, "content": content})).collect::<Vec<_>>(),
         });
         let mut attempt = 0;
         loop {
@@ -208,6 +214,29 @@ impl LlmPlanner {
             std::thread::sleep(self.config.backoff * 2u32.pow(attempt));
             attempt += 1;
         }
+    }
+}
+
+/// The planner.
+pub struct LlmPlanner {
+    chat: ChatClient,
+}
+
+impl LlmPlanner {
+    /// A planner; the cache folder is created if needed.
+    pub fn new(config: LlmConfig) -> Result<LlmPlanner> {
+        Ok(LlmPlanner { chat: ChatClient::new(config)? })
+    }
+
+    /// Its counters.
+    pub fn stats(&self) -> &LlmStats {
+        &self.chat.stats
+    }
+
+    /// The model's answer for `claim`, from the cache or the API.
+    pub fn answer(&self, claim: &str) -> Result<String> {
+        let prompt = self.chat.config().style.prompt(claim);
+        self.chat.chat(&[("system", SYSTEM_PROMPT), ("user", &prompt)])
     }
 }
 
@@ -245,16 +274,16 @@ impl Planner for LlmPlanner {
     fn plan(&self, claim: &Claim) -> Result<Plan> {
         let answer = self.answer(&claim.text)?;
         let mut queries = parse_answer(&answer);
-        queries.truncate(self.config.max_queries);
+        queries.truncate(self.chat.config().max_queries);
         let plan = Plan::from_candidates(claim, queries.into_iter().map(|text| SubQuery { text, origin: Origin::Llm }).collect());
         if plan.fell_back {
-            self.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
+            self.chat.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
         }
         Ok(plan)
     }
 
     fn concurrency(&self) -> usize {
-        self.config.concurrency
+        self.chat.config().concurrency
     }
 }
 

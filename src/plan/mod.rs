@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 pub use files::{read_plan_file, FileField};
-pub use llm::{LlmConfig, LlmPlanner, LlmStats, LlmStyle};
+pub use llm::{ChatClient, LlmConfig, LlmPlanner, LlmStats, LlmStyle};
 pub use mmr::{lexical_similarity, mentions_fact_checking, mmr_filter, MmrConfig};
 pub use numeric::numeric_subqueries;
 

@@ -6,11 +6,13 @@
 //!
 //! Labels ([`Label`]) are QuanTemp's three classes; "Half True/False", "half-true", "mixture" and
 //! "conflicting" are one class, `Conflicting`. The verifier that works out of the box is
-//! [`trained`]: quantir's own linear model over dense-encoder and numeric-consistency features.
+//! [`trained`]: quantir's own linear model over dense-encoder and numeric-consistency features;
+//! [`llm`] asks an OpenAI-compatible chat API.
 
 mod data;
 mod features;
 mod linear;
+pub mod llm;
 mod scores;
 pub mod trained;
 

@@ -9,7 +9,7 @@ mod eval_oracle;
 mod formats;
 mod fuse_oracle;
 mod index_build;
-mod plan;
+pub mod plan;
 mod scifact;
 mod serve;
 mod util;

@@ -76,12 +76,12 @@ fn numeric_plan_run_with_explain() {
 
 /// A scripted OpenAI-compatible server on loopback: answers requests in order from `script`
 /// (status, body), records every request body, closes each connection after one answer.
-struct FakeLlm {
-    url: String,
-    requests: Arc<Mutex<Vec<String>>>,
+pub struct FakeLlm {
+    pub url: String,
+    pub requests: Arc<Mutex<Vec<String>>>,
 }
 
-fn fake_llm(script: Vec<(u16, String)>) -> FakeLlm {
+pub fn fake_llm(script: Vec<(u16, String)>) -> FakeLlm {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let requests = Arc::new(Mutex::new(Vec::new()));
@@ -111,7 +111,7 @@ fn fake_llm(script: Vec<(u16, String)>) -> FakeLlm {
     FakeLlm { url, requests }
 }
 
-fn completion(content: &str) -> String {
+pub fn completion(content: &str) -> String {
     serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]}).to_string()
 }
 

@@ -100,3 +100,49 @@ fn train_cross_validate_and_verify() {
     quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--run").arg(&run).arg("--index").arg(&index).arg("--output").arg(&preds).assert().success().stderr(contains("verified 12 claims"));
     quantir().args(["verify", "--verifier", "onnx:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(1).stderr(contains("unknown verifier"));
 }
+
+/// `llm:MODEL` against a real HTTP server on loopback: a good answer, a malformed one re-asked
+/// once, and one malformed twice (Conflicting, counted); a rerun comes from the cache.
+#[test]
+fn llm_verifier_reasks_once_and_caches() {
+    use crate::plan::{completion, fake_llm};
+    let dir = tempfile::tempdir().unwrap();
+    let claims = write(
+        dir.path(),
+        "claims.jsonl",
+        "{\"id\": \"a\", \"claim\": \"Inflation is 3%\", \"evidence\": [\"inflation was 3.2 percent in july\"]}\n\
+         {\"id\": \"b\", \"claim\": \"41 homicides per 100,000 people\", \"evidence\": [\"the city recorded 41 homicides per 100,000\"]}\n\
+         {\"id\": \"c\", \"claim\": \"The wage is $7.25\", \"evidence\": []}\n",
+    );
+    let llm = fake_llm(vec![
+        (200, completion(r#"{"label": "Conflicting", "confidence": 0.7}"#)),
+        (200, completion("Let me think about it.")),
+        (200, completion("```json\n{\"label\": \"True\", \"confidence\": 0.9}\n```")),
+        (200, completion("no idea")),
+        (200, completion("still no idea")),
+    ]);
+    let out = dir.path().join("pred.jsonl");
+    let run = || {
+        quantir()
+            .args(["verify", "--verifier", "llm:test-model", "--llm-concurrency", "1", "--llm-retries", "0", "--llm-url", &llm.url, "--claims"])
+            .arg(&claims)
+            .arg("--llm-cache")
+            .arg(dir.path().join("cache"))
+            .arg("--output")
+            .arg(&out)
+            .assert()
+    };
+    run().success().stderr(contains("1 claims got two malformed answers"));
+    let predictions: Vec<serde_json::Value> = std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let labels: Vec<(&str, f64)> = predictions.iter().map(|p| (p["label"].as_str().unwrap(), p["confidence"].as_f64().unwrap())).collect();
+    assert_eq!(labels, [("Conflicting", 0.7), ("True", 0.9), ("Conflicting", 0.0)]);
+    let requests = llm.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 5);
+    let reask: serde_json::Value = serde_json::from_str(&requests[2]).unwrap();
+    assert_eq!(reask["messages"][2]["role"], "assistant", "the malformed answer is shown back");
+    assert_eq!(reask["messages"][2]["content"], "Let me think about it.");
+    assert!(reask["messages"][1]["content"].as_str().unwrap().contains("1. the city recorded 41 homicides per 100,000"));
+    // The server is gone (its script is spent): a rerun is answered from the cache.
+    run().success();
+    assert_eq!(llm.requests.lock().unwrap().len(), 5);
+}
