@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use quantir::fuse::{ConstantPolicy, FusionConfig, Method, Norm, RRF_K};
-use quantir::plan::{planner_for, LlmConfig, LlmStyle, MmrConfig, PlanSpec, Planner};
+use quantir::plan::{planner_for, LlmConfig, LlmStyle, MmrConfig, MmrSimilarity, PlanSpec, Planner};
 use quantir::index::Bm25Params;
 use quantir::retrieve::UndatedPolicy;
 
@@ -96,6 +96,9 @@ pub struct PlanArgs {
     /// MMR's threshold on min-max normalised scores
     #[arg(long, default_value_t = 0.5, requires = "mmr")]
     pub mmr_threshold: f64,
+    /// MMR's similarity: lexical, or dense (the encoder's cosine; needs --dense or an index with vectors)
+    #[arg(long, value_enum, default_value_t = MmrSimilarity::Lexical, requires = "mmr")]
+    pub mmr_similarity: MmrSimilarity,
     #[command(flatten)]
     pub llm: LlmArgs,
 }
@@ -150,10 +153,15 @@ fn parse_plan(text: &str) -> Result<PlanSpec, String> {
 }
 
 impl PlanArgs {
-    /// The planner these flags describe.
-    pub fn planner(&self) -> quantir::Result<Box<dyn Planner>> {
-        let mmr = self.mmr.then_some(MmrConfig { beta: self.mmr_beta, threshold: self.mmr_threshold });
-        planner_for(&self.plan, mmr, self.llm.config(None))
+    /// Whether the planner needs the dense encoder.
+    pub fn needs_encoder(&self) -> bool {
+        self.mmr && self.mmr_similarity == MmrSimilarity::Dense
+    }
+
+    /// The planner these flags describe; `encoder` serves dense MMR similarity.
+    pub fn planner(&self, encoder: Option<std::sync::Arc<quantir::index::dense::Encoder>>) -> quantir::Result<Box<dyn Planner>> {
+        let mmr = self.mmr.then_some(MmrConfig { beta: self.mmr_beta, threshold: self.mmr_threshold, similarity: self.mmr_similarity });
+        planner_for(&self.plan, mmr, self.llm.config(None), encoder)
     }
 }
 

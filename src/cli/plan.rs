@@ -17,6 +17,8 @@ pub struct PlanCommand {
     format: Format,
     #[command(flatten)]
     plan: PlanArgs,
+    #[command(flatten)]
+    dense: super::args::DenseArgs,
     /// Where the decompositions go: {"id", "claim", "queries", "origins"} a line
     #[arg(long, value_name = "PATH")]
     output: PathBuf,
@@ -32,7 +34,8 @@ struct Line<'a> {
 
 pub fn run(args: PlanCommand) -> anyhow::Result<()> {
     let claims = load_claims(&args.claims, args.format, None)?;
-    let planner = args.plan.planner()?;
+    let encoder = if args.plan.needs_encoder() { args.dense.encoder(None)?.map(std::sync::Arc::new) } else { None };
+    let planner = args.plan.planner(encoder)?;
     let plans = claims.iter().map(|c| planner.plan(c)).collect::<Result<Vec<_>, _>>()?;
     let lines: Vec<Line> = claims
         .iter()

@@ -91,13 +91,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         ann: args.ann,
         ef: args.ef,
     };
-    let encoder = match args.retriever {
-        Retriever::Bm25 => None,
-        _ => args.dense.encoder(index.manifest().dense.as_ref().map(|d| std::path::Path::new(&d.model_dir)))?,
+    let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() {
+        args.dense.encoder(index.manifest().dense.as_ref().map(|d| std::path::Path::new(&d.model_dir)))?.map(std::sync::Arc::new)
+    } else {
+        None
     };
-    let planner = args.plan.planner()?;
+    let planner = args.plan.planner(encoder.clone())?;
     let plan_config = PlanRunConfig { depth: args.depth as usize, fusion: args.fusion_options.config(args.fusion) };
-    let (run, summary, explanations) = run_planned(&index, &claims, planner.as_ref(), encoder.as_ref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
+    let (run, summary, explanations) = run_planned(&index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
     run.write_trec(&args.output, DEFAULT_TAG)?;
     eprintln!(
         "ran {} claims ({} with a date cutoff, {} sub-queries, {} fell back to the claim) in {:.2} s ({:.0} claims/s) into {}",

@@ -15,13 +15,28 @@
 //! the claim is always kept and takes no part in the selection. When the scores are all equal
 //! (one candidate, say) every pick is kept.
 //!
-//! `sim` is lexical here: the cosine of the two texts' term-frequency vectors under quantir's
-//! analyzer, so "3%" and "3 percent" agree and stopwords do not count.
+//! `sim` is lexical by default: the cosine of the two texts' term-frequency vectors under
+//! quantir's analyzer, so "3%" and "3 percent" agree and stopwords do not count. With
+//! [`MmrSimilarity::Dense`] it is the cosine of the dense encoder's vectors, which also sees
+//! paraphrases ([`mmr_filter_dense`]).
 
 use std::collections::HashMap;
 
 use super::{Origin, SubQuery};
 use crate::analysis::Analyzer;
+use crate::error::Result;
+use crate::index::dense::{Encoder, TextKind};
+
+/// Which similarity MMR uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MmrSimilarity {
+    /// Cosine of analysed term frequencies.
+    #[default]
+    Lexical,
+    /// Cosine of the dense encoder's vectors.
+    Dense,
+}
 
 /// MMR's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,12 +45,14 @@ pub struct MmrConfig {
     pub beta: f64,
     /// Keep picks whose min-max normalised MMR score is at least this.
     pub threshold: f64,
+    /// The similarity.
+    pub similarity: MmrSimilarity,
 }
 
 impl Default for MmrConfig {
-    /// β = 0.8, threshold 0.5: the QuanTemp++ QGen setting.
+    /// β = 0.8, threshold 0.5: the QuanTemp++ QGen setting; lexical similarity.
     fn default() -> Self {
-        MmrConfig { beta: 0.8, threshold: 0.5 }
+        MmrConfig { beta: 0.8, threshold: 0.5, similarity: MmrSimilarity::Lexical }
     }
 }
 
@@ -72,16 +89,40 @@ fn cosine(a: &HashMap<String, f64>, b: &HashMap<String, f64>) -> f64 {
     }
 }
 
-/// Applies MMR (module doc) to `subqueries` of `claim`.
+/// Applies MMR (module doc) to `subqueries` of `claim`, with lexical similarity.
 pub fn mmr_filter(claim: &str, subqueries: Vec<SubQuery>, config: &MmrConfig) -> Vec<SubQuery> {
     let analyzer = Analyzer::default();
     let claim_v = tf(&analyzer, claim);
+    select(claim, subqueries, config, |candidates| {
+        let vectors: Vec<HashMap<String, f64>> = candidates.iter().map(|q| tf(&analyzer, &q.text)).collect();
+        let to_claim = vectors.iter().map(|v| cosine(v, &claim_v)).collect();
+        let pairwise = vectors.iter().map(|a| vectors.iter().map(|b| cosine(a, b)).collect()).collect();
+        Ok((to_claim, pairwise))
+    })
+    .expect("lexical similarity cannot fail")
+}
+
+/// Applies MMR (module doc) with the dense encoder's cosine similarity.
+pub fn mmr_filter_dense(claim: &str, subqueries: Vec<SubQuery>, config: &MmrConfig, encoder: &Encoder) -> Result<Vec<SubQuery>> {
+    select(claim, subqueries, config, |candidates| {
+        let mut texts: Vec<&str> = vec![claim];
+        texts.extend(candidates.iter().map(|q| q.text.as_str()));
+        let (flat, dim) = encoder.encode(&texts, TextKind::Query)?;
+        let rows: Vec<&[f32]> = flat.chunks(dim.max(1)).collect();
+        let dot = |a: &[f32], b: &[f32]| -> f64 { a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum() };
+        let to_claim = rows[1..].iter().map(|r| dot(r, rows[0])).collect();
+        let pairwise = rows[1..].iter().map(|a| rows[1..].iter().map(|b| dot(a, b)).collect()).collect();
+        Ok((to_claim, pairwise))
+    })
+}
+
+/// The MMR selection over the candidates' similarities to the claim and to each other.
+fn select(claim: &str, subqueries: Vec<SubQuery>, config: &MmrConfig, similarities: impl FnOnce(&[SubQuery]) -> Result<(Vec<f64>, Vec<Vec<f64>>)>) -> Result<Vec<SubQuery>> {
     let (fixed, candidates): (Vec<SubQuery>, Vec<SubQuery>) = subqueries.into_iter().partition(|q| q.origin == Origin::Claim || q.text == claim);
     if candidates.len() <= 1 {
-        return fixed.into_iter().chain(candidates).collect();
+        return Ok(fixed.into_iter().chain(candidates).collect());
     }
-    let vectors: Vec<HashMap<String, f64>> = candidates.iter().map(|q| tf(&analyzer, &q.text)).collect();
-    let to_claim: Vec<f64> = vectors.iter().map(|v| cosine(v, &claim_v)).collect();
+    let (to_claim, pairwise) = similarities(&candidates)?;
     let mut picked: Vec<(usize, f64)> = Vec::new();
     let mut left: Vec<usize> = (0..candidates.len()).collect();
     while !left.is_empty() {
@@ -89,7 +130,7 @@ pub fn mmr_filter(claim: &str, subqueries: Vec<SubQuery>, config: &MmrConfig) ->
             if picked.is_empty() {
                 to_claim[i]
             } else {
-                let redundancy = picked.iter().map(|&(p, _)| cosine(&vectors[i], &vectors[p])).fold(f64::NEG_INFINITY, f64::max);
+                let redundancy = picked.iter().map(|&(p, _)| pairwise[i][p]).fold(f64::NEG_INFINITY, f64::max);
                 config.beta * to_claim[i] - (1.0 - config.beta) * redundancy
             }
         };
@@ -101,7 +142,7 @@ pub fn mmr_filter(claim: &str, subqueries: Vec<SubQuery>, config: &MmrConfig) ->
     let max = picked.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
     let keep: Vec<usize> = picked.iter().filter(|(_, s)| max == min || (s - min) / (max - min) >= config.threshold).map(|(i, _)| *i).collect();
     let mut candidates: Vec<Option<SubQuery>> = candidates.into_iter().map(Some).collect();
-    fixed.into_iter().chain(keep.into_iter().filter_map(|i| candidates[i].take())).collect()
+    Ok(fixed.into_iter().chain(keep.into_iter().filter_map(|i| candidates[i].take())).collect())
 }
 
 #[cfg(test)]

@@ -25,11 +25,14 @@ use std::str::FromStr;
 
 pub use files::{read_plan_file, FileField};
 pub use llm::{ChatClient, LlmConfig, LlmPlanner, LlmStats, LlmStyle};
-pub use mmr::{lexical_similarity, mentions_fact_checking, mmr_filter, MmrConfig};
+pub use mmr::{lexical_similarity, mentions_fact_checking, mmr_filter, mmr_filter_dense, MmrConfig, MmrSimilarity};
 pub use numeric::numeric_subqueries;
+
+use std::sync::Arc;
 
 use crate::corpus::Claim;
 use crate::error::Result;
+use crate::index::dense::Encoder;
 
 /// Where a sub-query came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -183,12 +186,21 @@ pub struct Filtered<'a> {
     pub inner: &'a dyn Planner,
     /// The filter's settings.
     pub mmr: MmrConfig,
+    /// The encoder, for dense similarity.
+    pub encoder: Option<&'a Encoder>,
 }
 
 impl Planner for Filtered<'_> {
     fn plan(&self, claim: &Claim) -> Result<Plan> {
         let mut plan = self.inner.plan(claim)?;
-        plan.subqueries = mmr_filter(&claim.text, plan.subqueries, &self.mmr);
+        let subqueries = std::mem::take(&mut plan.subqueries);
+        plan.subqueries = match (self.mmr.similarity, self.encoder) {
+            (MmrSimilarity::Lexical, _) => mmr_filter(&claim.text, subqueries, &self.mmr),
+            (MmrSimilarity::Dense, Some(encoder)) => mmr_filter_dense(&claim.text, subqueries, &self.mmr, encoder)?,
+            (MmrSimilarity::Dense, None) => {
+                return Err(crate::Error::InvalidArgument { name: "--mmr-similarity", message: "dense similarity needs the encoder (--dense DIR)".into() })
+            }
+        };
         Ok(plan)
     }
 
@@ -198,8 +210,9 @@ impl Planner for Filtered<'_> {
 }
 
 /// The planner a [`PlanSpec`] names, with MMR filtering after it when `mmr` is given. `llm`
-/// holds the connection settings the `llm:` planners need (its `style` is taken from the spec).
-pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfig>) -> Result<Box<dyn Planner>> {
+/// holds the connection settings the `llm:` planners need (its `style` is taken from the spec);
+/// `encoder` serves dense MMR similarity.
+pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfig>, encoder: Option<Arc<Encoder>>) -> Result<Box<dyn Planner>> {
     let inner: Box<dyn Planner> = match spec {
         PlanSpec::ClaimOnly => Box::new(ClaimOnly),
         PlanSpec::Numeric => Box::new(Numeric),
@@ -213,7 +226,7 @@ pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfi
         }
     };
     Ok(match mmr {
-        Some(mmr) => Box::new(Owned { inner, mmr }),
+        Some(mmr) => Box::new(Owned { inner, mmr, encoder }),
         None => inner,
     })
 }
@@ -222,11 +235,12 @@ pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfi
 struct Owned {
     inner: Box<dyn Planner>,
     mmr: MmrConfig,
+    encoder: Option<Arc<Encoder>>,
 }
 
 impl Planner for Owned {
     fn plan(&self, claim: &Claim) -> Result<Plan> {
-        Filtered { inner: self.inner.as_ref(), mmr: self.mmr }.plan(claim)
+        Filtered { inner: self.inner.as_ref(), mmr: self.mmr, encoder: self.encoder.as_deref() }.plan(claim)
     }
 
     fn concurrency(&self) -> usize {

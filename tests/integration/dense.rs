@@ -207,3 +207,33 @@ fn a_wrong_model_or_a_missing_runtime_says_how_to_fix_it() {
         .code(1)
         .stderr(contains("has no dense vectors"));
 }
+
+#[test]
+fn dense_mmr_drops_paraphrases_and_off_topic_queries() {
+    let (model_dir, lib) = model();
+    let dir = tempfile::tempdir().unwrap();
+    let claims = crate::util::write(dir.path(), "claims.jsonl", "{\"id\": \"c\", \"text\": \"The military accounts for about 10 percent of Florida's economy\"}\n");
+    let plans = crate::util::write(
+        dir.path(),
+        "plans.jsonl",
+        "{\"id\": \"c\", \"queries\": [\"share of Florida's economy from the military\", \"how much of the Florida economy comes from military spending\", \"best beaches to visit in Spain\", \"defense jobs in Florida 10 percent\"]}\n",
+    );
+    let out = dir.path().join("out.jsonl");
+    quantir()
+        .args(["plan", "--mmr", "--mmr-similarity", "dense", "--claims"])
+        .arg(&claims)
+        .arg("--plan")
+        .arg(format!("file:{}", plans.display()))
+        .arg("--dense")
+        .arg(&model_dir)
+        .arg("--ort-lib")
+        .arg(&lib)
+        .arg("--output")
+        .arg(&out)
+        .assert()
+        .success();
+    let plan: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().lines().next().unwrap()).unwrap();
+    let kept: Vec<&str> = plan["queries"].as_array().unwrap().iter().map(|q| q.as_str().unwrap()).collect();
+    assert!(!kept.contains(&"best beaches to visit in Spain"), "{kept:?}");
+    assert!(kept.len() < 4, "a paraphrase falls out too: {kept:?}");
+}
