@@ -90,8 +90,8 @@ pub struct VerifyArgs {
     /// Evidence texts per claim
     #[arg(long, default_value_t = 3)]
     top: usize,
-    /// The verifier: trained:DIR (from quantir train-verifier) or llm:MODEL (an OpenAI-compatible
-    /// chat API, --llm-url)
+    /// The verifier: trained:DIR (from quantir train-verifier), onnx:DIR (a sequence-classification
+    /// ONNX model with quantir-verifier.json) or llm:MODEL (an OpenAI-compatible chat API, --llm-url)
     #[arg(long, value_name = "V")]
     verifier: String,
     /// Predictions: {"id", "label", "confidence", "evidence"} a line
@@ -114,13 +114,16 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
             eprintln!("{unparsed} claims got two malformed answers: predicted Conflicting with confidence 0");
         }
         predictions
+    } else if let Some(dir) = args.verifier.strip_prefix("onnx:") {
+        let verifier = quantir::verify::nli::NliVerifier::open(std::path::Path::new(dir), &args.dense.ort_lib, args.top)?;
+        verifier.predict(&examples, &Bar::default())?
     } else if let Some(dir) = args.verifier.strip_prefix("trained:") {
         let verifier = TrainedVerifier::load(std::path::Path::new(dir))?;
         let encoder = args.dense.encoder(Some(&verifier.encoder_dir))?.context("no encoder")?;
         let verifier = TrainedVerifier { top: args.top.min(verifier.top.max(1)), ..verifier };
         verifier.predict(&examples, &encoder, &Bar::default())?
     } else {
-        anyhow::bail!("unknown verifier {:?}: use trained:DIR or llm:MODEL (onnx: verifiers are not built yet)\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)
+        anyhow::bail!("unknown verifier {:?}: use trained:DIR, onnx:DIR or llm:MODEL\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)
     };
     super::write_jsonl(&args.output, &predictions)?;
     eprintln!("verified {} claims into {}", predictions.len(), args.output.display());

@@ -7,12 +7,13 @@
 //! Labels ([`Label`]) are QuanTemp's three classes; "Half True/False", "half-true", "mixture" and
 //! "conflicting" are one class, `Conflicting`. The verifier that works out of the box is
 //! [`trained`]: quantir's own linear model over dense-encoder and numeric-consistency features;
-//! [`llm`] asks an OpenAI-compatible chat API.
+//! [`llm`] asks an OpenAI-compatible chat API; [`nli`] runs a sequence-classification ONNX model.
 
 mod data;
 mod features;
 mod linear;
 pub mod llm;
+pub mod nli;
 mod scores;
 pub mod trained;
 

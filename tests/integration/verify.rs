@@ -98,7 +98,7 @@ fn train_cross_validate_and_verify() {
     let run = dir.path().join("run.trec");
     quantir().args(["run", "-k", "3", "--index"]).arg(&index).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(&run).assert().success();
     quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--run").arg(&run).arg("--index").arg(&index).arg("--output").arg(&preds).assert().success().stderr(contains("verified 12 claims"));
-    quantir().args(["verify", "--verifier", "onnx:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(1).stderr(contains("unknown verifier"));
+    quantir().args(["verify", "--verifier", "bert:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(1).stderr(contains("unknown verifier"));
 }
 
 /// `llm:MODEL` against a real HTTP server on loopback: a good answer, a malformed one re-asked
@@ -145,4 +145,49 @@ fn llm_verifier_reasks_once_and_caches() {
     // The server is gone (its script is spent): a rerun is answered from the cache.
     run().success();
     assert_eq!(llm.requests.lock().unwrap().len(), 5);
+}
+
+/// `onnx:DIR` with a small synthetic sequence-classification model (scripts/oracle/make_nli_model.py):
+/// every verdict and confidence equals Python onnxruntime's under the documented combination rule.
+#[test]
+fn onnx_verifier_equals_python_onnxruntime() {
+    let dir = tempfile::tempdir().unwrap();
+    let all: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-val/val_claimonly_evidence_question_mapping.json")).unwrap()).unwrap();
+    let mut lines = String::new();
+    for (i, item) in all.iter().take(40).enumerate() {
+        writeln!(lines, "{}", serde_json::json!({"id": i.to_string(), "claim": item["claim"], "evidence": item["evidences"][0]["top_k_doc"]})).unwrap();
+    }
+    let claims = write(dir.path(), "claims.jsonl", lines);
+    let model = dir.path().join("nli");
+    std::fs::create_dir(&model).unwrap();
+    let made = std::process::Command::new(python())
+        .arg(repo().join("scripts/oracle/make_nli_model.py"))
+        .arg(repo().join("models/all-minilm-l6-v2/tokenizer.json"))
+        .arg(&model)
+        .arg(&claims)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let preds = dir.path().join("pred.jsonl");
+    quantir()
+        .args(["verify", "--verifier"])
+        .arg(format!("onnx:{}", model.display()))
+        .arg("--ort-lib")
+        .arg(repo().join("models/onnxruntime/libonnxruntime.so"))
+        .arg("--claims")
+        .arg(&claims)
+        .arg("--output")
+        .arg(&preds)
+        .assert()
+        .success();
+    let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(model.join("expected.json")).unwrap()).unwrap();
+    let mut labels = std::collections::HashSet::new();
+    for line in std::fs::read_to_string(&preds).unwrap().lines() {
+        let p: serde_json::Value = serde_json::from_str(line).unwrap();
+        let want = &expected[p["id"].as_str().unwrap()];
+        assert_eq!(p["label"], want[0], "claim {}", p["id"]);
+        assert!((p["confidence"].as_f64().unwrap() - want[1].as_f64().unwrap()).abs() < 1e-5, "claim {}: {} vs {}", p["id"], p["confidence"], want[1]);
+        labels.insert(p["label"].as_str().unwrap().to_string());
+    }
+    assert!(labels.len() >= 2, "the synthetic model gives varied verdicts: {labels:?}");
 }

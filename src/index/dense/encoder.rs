@@ -103,7 +103,7 @@ pub enum TextKind {
 /// The one ONNX Runtime environment of the process (ONNX Runtime allows only one).
 static ENVIRONMENT: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
 
-fn environment(runtime: &Path) -> Result<&'static ort::environment::Environment> {
+pub(crate) fn environment(runtime: &Path) -> Result<&'static ort::environment::Environment> {
     let env = ENVIRONMENT.get_or_init(|| {
         if !runtime.is_file() {
             return Err(format!("ONNX Runtime not found at {}\n\nhint: run scripts/setup_models.sh (it installs libonnxruntime.so from the onnxruntime wheel on PyPI), or name the library with --ort-lib or ORT_DYLIB_PATH", runtime.display()));
