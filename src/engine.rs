@@ -165,9 +165,10 @@ pub fn run_planned(
     for plan in &plans {
         plan_config.fusion.validate(lists_per_plan(plan, config.retriever))?;
     }
-    let dense_lists = pool(config.threads)?.install(|| dense_lists(index, claims, &plans, encoder, config, plan_config, progress))?;
+    let workers = pool(config.threads)?;
+    let dense_lists = workers.install(|| dense_lists(index, claims, &plans, encoder, config, plan_config, progress))?;
     progress.start("claims", Some(claims.len() as u64));
-    let results: Result<Vec<(RankedList, Option<Explanation>)>> = pool(config.threads)?.install(|| {
+    let results: Result<Vec<(RankedList, Option<Explanation>)>> = workers.install(|| {
         claims
             .par_iter()
             .zip(&plans)

@@ -120,8 +120,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     } else if let Some(dir) = args.verifier.strip_prefix("trained:") {
         let verifier = TrainedVerifier::load(std::path::Path::new(dir))?;
         let encoder = args.dense.encoder(Some(&verifier.encoder_dir))?.context("no encoder")?;
-        let verifier = TrainedVerifier { top: args.top.min(verifier.top.max(1)), ..verifier };
-        verifier.predict(&examples, &encoder, &Bar::default())?
+        verifier.predict(&examples, &encoder, args.top.min(verifier.top.max(1)), &Bar::default())?
     } else {
         anyhow::bail!("unknown verifier {:?}: use trained:DIR, onnx:DIR or llm:MODEL\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)
     };

@@ -58,7 +58,7 @@ pub struct BuildSummary {
     pub skipped_empty: usize,
     /// Wall-clock seconds of the build (not of loading the corpus).
     pub seconds: f64,
-    /// Passages encoded in this build, and taken from an interrupted one (`--dense`).
+    /// Passages encoded in this build (`--dense`).
     pub encoded: usize,
     /// Passages resumed from an interrupted build's finished chunks.
     pub resumed: usize,

@@ -16,7 +16,6 @@ use crate::engine::{evidence_for_claim, EvidenceHit, PlanRunConfig, RunConfig};
 use crate::fuse::{FusionConfig, Method, Norm};
 use crate::plan::{ClaimOnly, Numeric, Planner, SubQuery};
 use crate::retrieve::{Scratch, UndatedPolicy};
-use crate::verify::trained::TrainedVerifier;
 
 /// Request limits (module doc of [`crate::serve`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,8 +286,8 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
             evidence: search.hits.iter().map(|h| if h.hit.evidence.title.is_empty() { h.hit.evidence.text.clone() } else { format!("{} {}", h.hit.evidence.title, h.hit.evidence.text) }).collect(),
             label: None,
         };
-        let verifier = TrainedVerifier { top: example.evidence.len().max(1), ..verifier.clone() };
-        let prediction = verifier.predict(std::slice::from_ref(&example), encoder, &crate::io::NoProgress).map_err(|e| ApiError::new(422, None, e.to_string()))?.remove(0);
+        let top = example.evidence.len().max(1);
+        let prediction = verifier.predict(std::slice::from_ref(&example), encoder, top, &crate::io::NoProgress).map_err(|e| ApiError::new(422, None, e.to_string()))?.remove(0);
         Ok(VerifyResponse { id: search.id, label: prediction.label, confidence: prediction.confidence, evidence: search.hits, subqueries: search.subqueries, took_ms: started.elapsed().as_secs_f64() * 1e3 })
     })
     .await

@@ -129,8 +129,9 @@ pub fn cross_validate(examples: &[VerifyExample], rows: &[Vec<f32>], config: &Tr
     progress.start("folds", Some(folds as u64));
     for f in 0..folds {
         let n = order.len();
-        let test: &[usize] = &order[f * n / folds..(f + 1) * n / folds];
-        let train: Vec<usize> = order.iter().copied().filter(|i| !test.contains(i)).collect();
+        let (start, end) = (f * n / folds, (f + 1) * n / folds);
+        let test: &[usize] = &order[start..end];
+        let train: Vec<usize> = order[..start].iter().chain(&order[end..]).copied().collect();
         let x: Vec<Vec<f32>> = train.iter().map(|&i| rows[i].clone()).collect();
         let labels: Vec<usize> = train.iter().map(|&i| y[i]).collect();
         let model = Linear::train(&x, &labels, &config.linear);
@@ -168,16 +169,16 @@ impl TrainedVerifier {
         serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))
     }
 
-    /// Verdicts for `examples` (their evidence cut to the trained `top`).
-    pub fn predict(&self, examples: &[VerifyExample], encoder: &Encoder, progress: &dyn Progress) -> Result<Vec<Prediction>> {
-        let rows = featurize(examples, encoder, self.with_evidence, self.top, progress)?;
+    /// Verdicts for `examples`, each reading its first `top` evidence texts.
+    pub fn predict(&self, examples: &[VerifyExample], encoder: &Encoder, top: usize, progress: &dyn Progress) -> Result<Vec<Prediction>> {
+        let rows = featurize(examples, encoder, self.with_evidence, top, progress)?;
         Ok(examples
             .iter()
             .zip(rows)
             .map(|(e, row)| {
                 let p = self.model.predict(&row);
                 let c = argmax(p);
-                Prediction { id: e.id.clone(), label: Label::ALL[c], confidence: f64::from(p[c]), evidence: e.evidence.iter().take(self.top).cloned().collect() }
+                Prediction { id: e.id.clone(), label: Label::ALL[c], confidence: f64::from(p[c]), evidence: e.evidence.iter().take(top).cloned().collect() }
             })
             .collect())
     }
