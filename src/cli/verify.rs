@@ -9,7 +9,7 @@ use quantir::corpus::{load_claims, Format};
 use quantir::eval::paired_t_test;
 use quantir::index::Index;
 use quantir::trec::Run;
-use quantir::verify::trained::{cross_validate, featurize, LinearConfig, TrainConfig, TrainedVerifier};
+use quantir::verify::trained::{cross_validate, prepare, FeatureGroups, LinearConfig, TrainConfig, TrainedVerifier};
 use quantir::verify::{fold_macro_f1, read_examples, read_gold, read_predictions, score, Label, VerifyExample, VerifyScores};
 
 use super::args::DenseArgs;
@@ -32,12 +32,19 @@ pub struct TrainArgs {
     /// Ignore the evidence (the claim-only ablation)
     #[arg(long)]
     claim_only: bool,
-    /// Training epochs
-    #[arg(long, default_value_t = 150)]
+    /// Feature groups, comma-separated: claim-text, evidence-text (character n-gram TF-IDF), dense
+    /// (encoder vectors of claim and evidence), numeric (numeric consistency)
+    #[arg(long, default_value = "claim-text,evidence-text", value_parser = FeatureGroups::parse)]
+    features: FeatureGroups,
+    /// Scale of the evidence text features against the claim's
+    #[arg(long, default_value_t = 0.5)]
+    evidence_weight: f32,
+    /// Inverse L2 regularisation strength, as scikit-learn's LogisticRegression C
+    #[arg(long, default_value_t = 1.0)]
+    c: f32,
+    /// Training epochs (full-batch Adam)
+    #[arg(long, default_value_t = 200)]
     epochs: usize,
-    /// L2 penalty (3 was best of 0.01, 0.1, 1 and 3 in 10-fold CV on the QuanTemp validation claims)
-    #[arg(long, default_value_t = 3.0)]
-    l2: f32,
     /// Seed of the fold shuffle
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -47,22 +54,30 @@ pub struct TrainArgs {
 
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let examples = read_examples(&args.claims)?;
-    let encoder = args.dense.encoder(Some(std::path::Path::new("models/all-minilm-l6-v2")))?.context("no encoder")?;
-    let config = TrainConfig { with_evidence: !args.claim_only, top: args.top, folds: args.folds, seed: args.seed, linear: LinearConfig { epochs: args.epochs, l2: args.l2, ..Default::default() } };
+    let encoder = if args.features.dense { Some(args.dense.encoder(Some(std::path::Path::new("models/all-minilm-l6-v2")))?.context("no encoder")?) } else { None };
+    let config = TrainConfig {
+        with_evidence: !args.claim_only,
+        top: args.top,
+        folds: args.folds,
+        seed: args.seed,
+        groups: args.features,
+        evidence_weight: args.evidence_weight,
+        linear: LinearConfig { epochs: args.epochs, c: args.c, ..Default::default() },
+    };
     let started = std::time::Instant::now();
-    let rows = featurize(&examples, &encoder, config.with_evidence, config.top, &Bar::default())?;
+    let inputs = prepare(&examples, encoder.as_ref(), config.groups, config.with_evidence, config.top, &Bar::default())?;
     let encoded = started.elapsed().as_secs_f64();
     std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
     if args.folds > 0 {
-        let report = cross_validate(&examples, &rows, &config, &Bar::default())?;
+        let report = cross_validate(&examples, &inputs, &config, &Bar::default())?;
         super::write_jsonl(&args.output.join("cv_predictions.jsonl"), &report.predictions)?;
         std::fs::write(args.output.join("cv_scores.json"), serde_json::to_string_pretty(&report.scores)?)?;
         println!("{}-fold cross-validation over {} claims ({}):", args.folds, examples.len(), if config.with_evidence { format!("claim + top-{} evidence", args.top) } else { "claim only".into() });
         print_scores(&report.scores);
     }
-    let verifier = TrainedVerifier::train(&examples, &rows, &encoder, &config)?;
+    let verifier = TrainedVerifier::train(&examples, &inputs, encoder.as_ref(), &config)?;
     verifier.save(&args.output)?;
-    eprintln!("trained on {} claims in {:.1} s ({:.1} s encoding) into {}", examples.len(), started.elapsed().as_secs_f64(), encoded, args.output.display());
+    eprintln!("trained on {} claims in {:.1} s ({:.1} s preparing inputs) into {}", examples.len(), started.elapsed().as_secs_f64(), encoded, args.output.display());
     Ok(())
 }
 
@@ -119,8 +134,11 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         verifier.predict(&examples, &Bar::default())?
     } else if let Some(dir) = args.verifier.strip_prefix("trained:") {
         let verifier = TrainedVerifier::load(std::path::Path::new(dir))?;
-        let encoder = args.dense.encoder(Some(&verifier.encoder_dir))?.context("no encoder")?;
-        verifier.predict(&examples, &encoder, args.top.min(verifier.top.max(1)), &Bar::default())?
+        let encoder = match &verifier.encoder_dir {
+            Some(dir) => Some(args.dense.encoder(Some(dir))?.context("no encoder")?),
+            None => None,
+        };
+        verifier.predict(&examples, encoder.as_ref(), args.top.min(verifier.top.max(1)), &Bar::default())?
     } else {
         anyhow::bail!("unknown verifier {:?}: use trained:DIR, onnx:DIR or llm:MODEL\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)
     };

@@ -38,8 +38,8 @@ pub struct AppState {
     pub index: Index,
     /// Request limits.
     pub limits: Limits,
-    /// The verifier and its encoder, when the server has one.
-    pub verifier: Option<(TrainedVerifier, Encoder)>,
+    /// The verifier and its encoder (when its features need one), when the server has one.
+    pub verifier: Option<(TrainedVerifier, Option<Encoder>)>,
     /// The query encoder for dense and hybrid retrieval, when the index has vectors.
     pub encoder: Option<Encoder>,
 }

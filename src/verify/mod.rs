@@ -6,7 +6,8 @@
 //!
 //! Labels ([`Label`]) are QuanTemp's three classes; "Half True/False", "half-true", "mixture" and
 //! "conflicting" are one class, `Conflicting`. The verifier that works out of the box is
-//! [`trained`]: quantir's own linear model over dense-encoder and numeric-consistency features;
+//! [`trained`]: quantir's own linear model over character n-grams of claim and evidence (and, on
+//! request, dense-encoder and numeric-consistency features);
 //! [`llm`] asks an OpenAI-compatible chat API; [`nli`] runs a sequence-classification ONNX model.
 
 mod data;
@@ -15,6 +16,7 @@ mod linear;
 pub mod llm;
 pub mod nli;
 mod scores;
+pub mod text;
 pub mod trained;
 
 pub use data::{read_examples, read_gold, read_predictions, Prediction, VerifyExample};

@@ -1,12 +1,14 @@
-//! The verifier quantir trains itself (`trained:DIR`): features (`features.rs`) from the dense
-//! encoder and numeric consistency, a [`Linear`] softmax model, k-fold cross-validation.
+//! The verifier quantir trains itself (`trained:DIR`): feature groups (`features.rs`: character
+//! n-grams of claim and evidence by default; encoder vectors and numeric consistency on request),
+//! a [`Linear`] softmax model, k-fold cross-validation.
 //!
 //! Cross-validation shuffles the examples once with a seeded ChaCha8 generator and cuts them into
-//! `folds` equal parts; each part is predicted by a model trained on the others, so every example
-//! gets exactly one out-of-fold prediction, and the scores are computed over all of them.
+//! `folds` equal parts; each part is predicted by a model trained on the others — vocabularies,
+//! idf and standardisation included, so nothing is learnt from the held-out part — and every
+//! example gets exactly one out-of-fold prediction; the scores are computed over all of them.
 //!
-//! `DIR/verifier.json` holds the model, the encoder folder, whether evidence is used and how many
-//! evidence texts per claim.
+//! `DIR/verifier.json` holds the fitted features and model, the encoder folder when the `dense`
+//! group is on, whether evidence is used and how many evidence texts per claim.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -14,8 +16,12 @@ use std::time::Instant;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::features::{features, numeric};
+use rayon::prelude::*;
+
+use super::features::{dense, numeric};
+pub use super::features::{FeatureGroups, Featurizer, Inputs};
 pub use super::linear::{Linear, LinearConfig};
+use super::text::SparseRow;
 use super::{score, Label, Prediction, VerifyExample, VerifyScores};
 use crate::analysis::Analyzer;
 use crate::error::{Error, Result};
@@ -33,25 +39,38 @@ pub struct TrainConfig {
     pub folds: usize,
     /// Shuffling seed.
     pub seed: u64,
+    /// The feature groups.
+    pub groups: FeatureGroups,
+    /// Scale of the evidence text row.
+    pub evidence_weight: f32,
     /// The model's training settings.
     pub linear: LinearConfig,
 }
 
 impl Default for TrainConfig {
     fn default() -> Self {
-        TrainConfig { with_evidence: true, top: 3, folds: 10, seed: 42, linear: LinearConfig::default() }
+        TrainConfig { with_evidence: true, top: 3, folds: 10, seed: 42, groups: FeatureGroups::default(), evidence_weight: 0.5, linear: LinearConfig::default() }
+    }
+}
+
+impl TrainConfig {
+    /// The groups actually read: no evidence text in the claim-only ablation.
+    pub fn effective_groups(&self) -> FeatureGroups {
+        FeatureGroups { evidence_text: self.groups.evidence_text && self.with_evidence, ..self.groups }
     }
 }
 
 /// A trained verifier.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TrainedVerifier {
-    /// The encoder's model folder.
-    pub encoder_dir: PathBuf,
+    /// The encoder's model folder, when the `dense` group is on.
+    pub encoder_dir: Option<PathBuf>,
     /// Whether it reads evidence.
     pub with_evidence: bool,
     /// Evidence texts per claim.
     pub top: usize,
+    /// The fitted features.
+    pub featurizer: Featurizer,
     /// The model.
     pub model: Linear,
 }
@@ -67,28 +86,39 @@ pub struct CvReport {
     pub seconds: f64,
 }
 
-/// Feature rows for `examples`: claims and evidence are encoded in two batched calls.
-pub fn featurize(examples: &[VerifyExample], encoder: &Encoder, with_evidence: bool, top: usize, progress: &dyn Progress) -> Result<Vec<Vec<f32>>> {
-    let claims: Vec<&str> = examples.iter().map(|e| e.claim.as_str()).collect();
-    progress.start("encoding claims", Some(claims.len() as u64));
-    let (claim_vecs, dim) = encode_in_parts(encoder, &claims, TextKind::Query, progress)?;
-    progress.finish();
-    let evidence: Vec<&str> = if with_evidence { examples.iter().flat_map(|e| e.evidence.iter().take(top).map(String::as_str)).collect() } else { Vec::new() };
-    progress.start("encoding evidence", Some(evidence.len() as u64));
-    let (evidence_vecs, _) = encode_in_parts(encoder, &evidence, TextKind::Passage, progress)?;
-    progress.finish();
-    let analyzer = Analyzer::default();
-    let mut row = 0;
-    Ok(examples
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let used: Vec<String> = e.evidence.iter().take(if with_evidence { top } else { 0 }).cloned().collect();
-            let vecs: Vec<&[f32]> = (0..used.len()).map(|j| &evidence_vecs[(row + j) * dim..(row + j + 1) * dim]).collect();
-            row += used.len();
-            features(&e.claim, &claim_vecs[i * dim..(i + 1) * dim], &vecs, &numeric(&e.claim, &used, &analyzer), with_evidence)
-        })
-        .collect())
+/// The inputs of `examples` for `groups`: texts, and the dense and numeric values when their
+/// groups are on (the encoder is needed only for `dense`; claims and evidence are encoded in
+/// batched calls).
+pub fn prepare(examples: &[VerifyExample], encoder: Option<&Encoder>, groups: FeatureGroups, with_evidence: bool, top: usize, progress: &dyn Progress) -> Result<Vec<Inputs>> {
+    let top = if with_evidence { top } else { 0 };
+    let mut inputs: Vec<Inputs> = examples.iter().map(|e| Inputs { claim: e.claim.clone(), evidence: e.evidence.iter().take(top).map(String::as_str).collect::<Vec<_>>().join("\n"), ..Inputs::default() }).collect();
+    if groups.dense {
+        let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "--features", message: "the dense group needs an encoder (--model)".into() })?;
+        let claims: Vec<&str> = examples.iter().map(|e| e.claim.as_str()).collect();
+        progress.start("encoding claims", Some(claims.len() as u64));
+        let (claim_vecs, dim) = encode_in_parts(encoder, &claims, TextKind::Query, progress)?;
+        progress.finish();
+        let evidence: Vec<&str> = examples.iter().flat_map(|e| e.evidence.iter().take(top).map(String::as_str)).collect();
+        progress.start("encoding evidence", Some(evidence.len() as u64));
+        let (evidence_vecs, _) = encode_in_parts(encoder, &evidence, TextKind::Passage, progress)?;
+        progress.finish();
+        let mut row = 0;
+        for (i, (e, input)) in examples.iter().zip(&mut inputs).enumerate() {
+            let used = e.evidence.len().min(top);
+            let vecs: Vec<&[f32]> = (0..used).map(|j| &evidence_vecs[(row + j) * dim..(row + j + 1) * dim]).collect();
+            row += used;
+            input.dense = dense(&claim_vecs[i * dim..(i + 1) * dim], &vecs, with_evidence);
+        }
+    }
+    if groups.numeric {
+        let analyzer = Analyzer::default();
+        for (e, input) in examples.iter().zip(&mut inputs) {
+            let used: Vec<String> = e.evidence.iter().take(top).cloned().collect();
+            let values = numeric(&e.claim, &used, &analyzer);
+            input.numeric = if with_evidence { values.to_vec() } else { vec![values[0]] };
+        }
+    }
+    Ok(inputs)
 }
 
 fn encode_in_parts(encoder: &Encoder, texts: &[&str], kind: TextKind, progress: &dyn Progress) -> Result<(Vec<f32>, usize)> {
@@ -114,8 +144,18 @@ fn gold(examples: &[VerifyExample]) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// k-fold cross-validation over precomputed feature rows (module doc).
-pub fn cross_validate(examples: &[VerifyExample], rows: &[Vec<f32>], config: &TrainConfig, progress: &dyn Progress) -> Result<CvReport> {
+/// Fits the features and the model on `train`.
+fn fit(inputs: &[Inputs], y: &[usize], train: &[usize], config: &TrainConfig) -> (Featurizer, Linear) {
+    let chosen: Vec<&Inputs> = train.iter().map(|&i| &inputs[i]).collect();
+    let featurizer = Featurizer::fit(&chosen, config.effective_groups(), config.evidence_weight);
+    let rows: Vec<SparseRow> = chosen.iter().map(|input| featurizer.row(input)).collect();
+    let labels: Vec<usize> = train.iter().map(|&i| y[i]).collect();
+    let model = Linear::train(&rows, featurizer.columns(), &labels, &config.linear);
+    (featurizer, model)
+}
+
+/// k-fold cross-validation over prepared inputs (module doc); folds train in parallel.
+pub fn cross_validate(examples: &[VerifyExample], inputs: &[Inputs], config: &TrainConfig, progress: &dyn Progress) -> Result<CvReport> {
     let started = Instant::now();
     let y = gold(examples)?;
     let folds = config.folds.max(2).min(examples.len());
@@ -125,24 +165,31 @@ pub fn cross_validate(examples: &[VerifyExample], rows: &[Vec<f32>], config: &Tr
         let j = (rng.next_u64() % (i as u64 + 1)) as usize;
         order.swap(i, j);
     }
-    let mut predictions: Vec<Option<Prediction>> = vec![None; examples.len()];
     progress.start("folds", Some(folds as u64));
-    for f in 0..folds {
-        let n = order.len();
-        let (start, end) = (f * n / folds, (f + 1) * n / folds);
-        let test: &[usize] = &order[start..end];
-        let train: Vec<usize> = order[..start].iter().chain(&order[end..]).copied().collect();
-        let x: Vec<Vec<f32>> = train.iter().map(|&i| rows[i].clone()).collect();
-        let labels: Vec<usize> = train.iter().map(|&i| y[i]).collect();
-        let model = Linear::train(&x, &labels, &config.linear);
-        for &i in test {
-            let p = model.predict(&rows[i]);
-            let c = argmax(p);
-            predictions[i] = Some(Prediction { id: examples[i].id.clone(), label: Label::ALL[c], confidence: f64::from(p[c]), evidence: Vec::new() });
-        }
-        progress.advance(1);
-    }
+    let per_fold: Vec<Vec<(usize, Prediction)>> = (0..folds)
+        .into_par_iter()
+        .map(|f| {
+            let n = order.len();
+            let (start, end) = (f * n / folds, (f + 1) * n / folds);
+            let train: Vec<usize> = order[..start].iter().chain(&order[end..]).copied().collect();
+            let (featurizer, model) = fit(inputs, &y, &train, config);
+            let predicted = order[start..end]
+                .iter()
+                .map(|&i| {
+                    let p = model.predict(&featurizer.row(&inputs[i]));
+                    let c = argmax(p);
+                    (i, Prediction { id: examples[i].id.clone(), label: Label::ALL[c], confidence: f64::from(p[c]), evidence: Vec::new() })
+                })
+                .collect();
+            progress.advance(1);
+            predicted
+        })
+        .collect();
     progress.finish();
+    let mut predictions: Vec<Option<Prediction>> = vec![None; examples.len()];
+    for (i, p) in per_fold.into_iter().flatten() {
+        predictions[i] = Some(p);
+    }
     let predictions: Vec<Prediction> = predictions.into_iter().map(|p| p.expect("every example is in one fold")).collect();
     let pairs: Vec<(Label, Label)> = predictions.iter().zip(&y).map(|(p, &g)| (Label::ALL[g], p.label)).collect();
     Ok(CvReport { scores: score(&pairs), predictions, seconds: started.elapsed().as_secs_f64() })
@@ -150,9 +197,12 @@ pub fn cross_validate(examples: &[VerifyExample], rows: &[Vec<f32>], config: &Tr
 
 impl TrainedVerifier {
     /// Trains on every example.
-    pub fn train(examples: &[VerifyExample], rows: &[Vec<f32>], encoder: &Encoder, config: &TrainConfig) -> Result<TrainedVerifier> {
+    pub fn train(examples: &[VerifyExample], inputs: &[Inputs], encoder: Option<&Encoder>, config: &TrainConfig) -> Result<TrainedVerifier> {
         let y = gold(examples)?;
-        Ok(TrainedVerifier { encoder_dir: encoder.dir().to_path_buf(), with_evidence: config.with_evidence, top: config.top, model: Linear::train(rows, &y, &config.linear) })
+        let all: Vec<usize> = (0..examples.len()).collect();
+        let (featurizer, model) = fit(inputs, &y, &all, config);
+        let encoder_dir = if config.groups.dense { encoder.map(|e| e.dir().to_path_buf()) } else { None };
+        Ok(TrainedVerifier { encoder_dir, with_evidence: config.with_evidence, top: config.top, featurizer, model })
     }
 
     /// Writes `dir/verifier.json`.
@@ -170,13 +220,14 @@ impl TrainedVerifier {
     }
 
     /// Verdicts for `examples`, each reading its first `top` evidence texts.
-    pub fn predict(&self, examples: &[VerifyExample], encoder: &Encoder, top: usize, progress: &dyn Progress) -> Result<Vec<Prediction>> {
-        let rows = featurize(examples, encoder, self.with_evidence, top, progress)?;
+    /// `encoder` is needed when [`TrainedVerifier::encoder_dir`] is set.
+    pub fn predict(&self, examples: &[VerifyExample], encoder: Option<&Encoder>, top: usize, progress: &dyn Progress) -> Result<Vec<Prediction>> {
+        let inputs = prepare(examples, encoder, self.featurizer.groups, self.with_evidence, top, progress)?;
         Ok(examples
             .iter()
-            .zip(rows)
-            .map(|(e, row)| {
-                let p = self.model.predict(&row);
+            .zip(&inputs)
+            .map(|(e, input)| {
+                let p = self.model.predict(&self.featurizer.row(input));
                 let c = argmax(p);
                 Prediction { id: e.id.clone(), label: Label::ALL[c], confidence: f64::from(p[c]), evidence: e.evidence.iter().take(top).cloned().collect() }
             })

@@ -262,7 +262,7 @@ fn verify_endpoint_and_verdict_panel() {
         .collect();
     let claims = crate::util::write(dir.path(), "claims.jsonl", lines);
     let verifier = dir.path().join("verifier");
-    crate::util::quantir().args(["train-verifier", "--folds", "0", "--epochs", "10", "--claims"]).arg(&claims).arg("--output").arg(&verifier).arg("--dense").arg(repo().join("models/all-minilm-l6-v2")).assert().success();
+    crate::util::quantir().args(["train-verifier", "--folds", "0", "--epochs", "10", "--claims"]).arg(&claims).arg("--output").arg(&verifier).assert().success();
     let spec = format!("trained:{}", verifier.display());
     let server = Server::start_with(&index, &["--verifier", &spec]);
     let (status, json) = post(&format!("{}/api/verify", server.url), serde_json::json!({"claim": FLORIDA, "date": "2023-04-24"}).to_string());
