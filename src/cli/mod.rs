@@ -53,6 +53,9 @@ enum Command {
 /// Parses the arguments and runs the command.
 pub fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve(_)) {
+        end_quietly_on_closed_pipe();
+    }
     match cli.command {
         Command::Index(args) => index::run(args),
         Command::Search(args) => search::run(args),
@@ -65,6 +68,16 @@ pub fn run() -> anyhow::Result<()> {
         Command::VerifyEval(args) => verify::eval(args),
         Command::Compare(args) => compare::run(args),
         Command::Fuse(args) => fuse::run(args),
+    }
+}
+
+/// `quantir eval … | head` ends quietly, as Unix tools do, instead of panicking in `println!`: the
+/// default SIGPIPE action, which the Rust runtime replaces with "ignore". Not for `serve`, where a
+/// client hanging up must not stop the server.
+fn end_quietly_on_closed_pipe() {
+    // SAFETY: setting a signal's disposition to its default, before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

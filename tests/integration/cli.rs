@@ -80,3 +80,29 @@ fn errors_exit_1_with_the_place_and_usage_exits_2() {
     quantir().args(["run", "--index", "x"]).assert().code(2);
     quantir().args(["index", "--format", "csv", "--corpus", "x", "--index", "y"]).assert().code(2).stderr(contains("possible values: auto, jsonl, beir, quantemp"));
 }
+
+/// `quantir search … | head -1`: the reader goes away after one line; quantir ends on SIGPIPE as
+/// Unix tools do, without a panic message.
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(crate::util::repo().join("data/scifact")).arg("--index").arg(&index).assert().success();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("quantir"))
+        .args(["search", "-k", "1000", "--index"])
+        .arg(&index)
+        .arg("vitamin d deficiency")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.contains("1. "));
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.status.success() || out.status.signal() == Some(libc::SIGPIPE), "{:?}", out.status);
+}
