@@ -10,7 +10,7 @@ use quantir::eval::paired_t_test;
 use quantir::index::Index;
 use quantir::trec::Run;
 use quantir::verify::trained::{cross_validate, prepare, FeatureGroups, LinearConfig, TrainConfig, TrainedVerifier};
-use quantir::verify::{fold_macro_f1, read_examples, read_gold, read_predictions, score, Label, VerifyExample, VerifyScores};
+use quantir::verify::{fold_macro_f1, read_evidence, read_examples, read_gold, read_predictions, score, Label, LabelSet, VerifyExample, VerifyScores};
 
 use super::args::DenseArgs;
 use super::progress::Bar;
@@ -92,8 +92,8 @@ fn print_scores(s: &VerifyScores) {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// Claims (quantir JSONL, BEIR, QuanTemp++) with --run/--index, or, alone, claims with their
-    /// evidence (QuanTemp evidence mapping or evidence JSONL)
+    /// Claims (quantir JSONL, BEIR, QuanTemp++) with --run/--index or --evidence, or, alone, claims
+    /// with their evidence (QuanTemp evidence mapping or evidence JSONL)
     #[arg(long, value_name = "PATH")]
     claims: PathBuf,
     /// A run whose top documents are each claim's evidence
@@ -102,6 +102,14 @@ pub struct VerifyArgs {
     /// The index the run was made from (for the documents' text)
     #[arg(long, value_name = "DIR", requires = "run")]
     index: Option<PathBuf>,
+    /// Evidence given per claim (CoverBench style): evidence JSONL {"id", "evidence": [...]} or a
+    /// QuanTemp evidence mapping, matched to --claims by id
+    #[arg(long, value_name = "PATH", conflicts_with = "run")]
+    evidence: Option<PathBuf>,
+    /// The verdicts allowed, comma-separated: true,false for a binary task (conflicting also
+    /// spells not-enough-info)
+    #[arg(long, default_value = "true,false,conflicting", value_parser = LabelSet::parse)]
+    labels: LabelSet,
     /// Evidence texts per claim
     #[arg(long, default_value_t = 3)]
     top: usize,
@@ -122,7 +130,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
     let examples = examples_for(&args)?;
     let predictions = if let Some(model) = args.verifier.strip_prefix("llm:") {
         let config = args.llm.config(Some(model)).context("an llm: verifier needs --llm-url (or QUANTIR_LLM_URL)")?;
-        let verifier = quantir::verify::llm::LlmVerifier::new(quantir::plan::ChatClient::new(config)?, args.top);
+        let verifier = quantir::verify::llm::LlmVerifier::new(quantir::plan::ChatClient::new(config)?, args.top, args.labels);
         let predictions = verifier.predict(&examples, &Bar::default())?;
         let unparsed = verifier.unparsed.load(std::sync::atomic::Ordering::Relaxed);
         if unparsed > 0 {
@@ -131,14 +139,14 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         predictions
     } else if let Some(dir) = args.verifier.strip_prefix("onnx:") {
         let verifier = quantir::verify::nli::NliVerifier::open(std::path::Path::new(dir), &args.dense.ort_lib, args.top)?;
-        verifier.predict(&examples, &Bar::default())?
+        verifier.predict(&examples, args.labels, &Bar::default())?
     } else if let Some(dir) = args.verifier.strip_prefix("trained:") {
         let verifier = TrainedVerifier::load(std::path::Path::new(dir))?;
         let encoder = match &verifier.encoder_dir {
             Some(dir) => Some(args.dense.encoder(Some(dir))?.context("no encoder")?),
             None => None,
         };
-        verifier.predict(&examples, encoder.as_ref(), args.top.min(verifier.top.max(1)), &Bar::default())?
+        verifier.predict(&examples, encoder.as_ref(), args.top.min(verifier.top.max(1)), args.labels, &Bar::default())?
     } else {
         anyhow::bail!("unknown verifier {:?}: use trained:DIR, onnx:DIR or llm:MODEL\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)
     };
@@ -163,7 +171,19 @@ fn examples_for(args: &VerifyArgs) -> anyhow::Result<Vec<VerifyExample>> {
                 })
                 .collect::<quantir::Result<_>>()?
         }
-        _ => read_examples(&args.claims)?,
+        _ => match &args.evidence {
+            Some(path) => {
+                let given = read_evidence(path)?;
+                load_claims(&args.claims, Format::Auto, None)?
+                    .iter()
+                    .map(|c| match given.get(&c.id) {
+                        Some(evidence) => Ok(VerifyExample { id: c.id.clone(), claim: c.text.clone(), evidence: evidence.clone(), label: None }),
+                        None => anyhow::bail!("{}: no evidence for claim {:?} of {}", path.display(), c.id, args.claims.display()),
+                    })
+                    .collect::<anyhow::Result<_>>()?
+            }
+            None => read_examples(&args.claims)?,
+        },
     };
     Ok(examples)
 }

@@ -287,7 +287,7 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
             label: None,
         };
         let top = example.evidence.len().max(1);
-        let prediction = verifier.predict(std::slice::from_ref(&example), encoder.as_ref(), top, &crate::io::NoProgress).map_err(|e| ApiError::new(422, None, e.to_string()))?.remove(0);
+        let prediction = verifier.predict(std::slice::from_ref(&example), encoder.as_ref(), top, crate::verify::LabelSet::default(), &crate::io::NoProgress).map_err(|e| ApiError::new(422, None, e.to_string()))?.remove(0);
         Ok(VerifyResponse { id: search.id, label: prediction.label, confidence: prediction.confidence, evidence: search.hits, subqueries: search.subqueries, took_ms: started.elapsed().as_secs_f64() * 1e3 })
     })
     .await

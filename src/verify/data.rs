@@ -4,6 +4,7 @@
 //! |---|---|---|
 //! | QuanTemp evidence mapping (`.json`) | a list of `{"claim", "label"?, "evidences": [{"top_k_doc": [...]}]}` | position in the list |
 //! | evidence JSONL | `{"id", "claim", "evidence": [...], "label"?}` a line | `id` |
+//! | given evidence (`verify --evidence`) | evidence JSONL, `claim` optional, or a QuanTemp evidence mapping | `id` |
 //! | gold JSONL | `{"id", "label"}` a line | `id` |
 //! | predictions JSONL | `{"id", "label", "confidence", "evidence"}` a line | `id` |
 
@@ -82,6 +83,25 @@ pub fn read_examples(path: &Path) -> Result<Vec<VerifyExample>> {
             Ok(VerifyExample { id, claim, evidence, label: label_of(path, record.at, "label", v.get("label"))? })
         })
         .collect()
+}
+
+/// Reads the evidence given per claim (`verify --evidence`): JSONL `{"id", "evidence": [...]}`
+/// (other fields ignored) or a QuanTemp evidence mapping; claim id → evidence texts.
+pub fn read_evidence(path: &Path) -> Result<HashMap<String, Vec<String>>> {
+    if path.extension().is_some_and(|e| e == "json") {
+        return Ok(read_examples(path)?.into_iter().map(|e| (e.id, e.evidence)).collect());
+    }
+    let text = read_utf8(path)?;
+    let mut given = HashMap::new();
+    for record in JsonlLines::new(&text) {
+        let v: serde_json::Value = serde_json::from_str(record.text).map_err(|e| json_error(path, record.at, &e))?;
+        let bad = |field: &str, expected: &str, found: &serde_json::Value| Error::Parse { path: path.to_path_buf(), at: record.at, field: field.into(), expected: expected.into(), found: shorten(&found.to_string()) };
+        let id = v["id"].as_str().ok_or_else(|| bad("id", "a string", &v["id"]))?;
+        let texts = v["evidence"].as_array().ok_or_else(|| bad("evidence", "an array of strings", &v["evidence"]))?;
+        let texts = texts.iter().enumerate().map(|(i, t)| t.as_str().map(str::to_string).ok_or_else(|| bad(&format!("evidence[{i}]"), "a string", t))).collect::<Result<Vec<_>>>()?;
+        given.insert(id.to_string(), texts);
+    }
+    Ok(given)
 }
 
 /// Reads gold labels: JSONL `{"id", "label"}`, or the labels of a QuanTemp evidence mapping.

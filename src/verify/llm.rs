@@ -1,26 +1,39 @@
 //! The LLM verifier (`llm:MODEL`): a zero-shot prompt to an OpenAI-compatible chat API.
 //!
 //! The prompt (quantir's own) gives the claim and its numbered evidence and asks for JSON
-//! `{"label": "True" | "False" | "Conflicting", "confidence": 0..1}`. An answer that is not that
-//! (a code fence is fine, and a bare label word is accepted) is re-asked once with the malformed
-//! answer shown back, as CoverBench does; if the second answer is malformed too, the claim gets
-//! `Conflicting` with confidence 0 and is counted ([`LlmVerifier::unparsed`]). Every answer is
-//! cached by [`ChatClient`], so a rerun makes no calls.
+//! `{"label": "True" | "False" | "Conflicting", "confidence": 0..1}`, naming only the labels
+//! allowed (`--labels`: "True" | "False" for a binary task). An answer that is not that (a code
+//! fence is fine, and a bare label word is accepted; a label not allowed is not) is re-asked once
+//! with the malformed answer shown back, as CoverBench does; if the second answer is malformed too,
+//! the claim gets [`LabelSet::fallback`] with confidence 0 and is counted
+//! ([`LlmVerifier::unparsed`]). Every answer is cached by [`ChatClient`], so a rerun makes no calls.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{Label, Prediction, VerifyExample};
+use super::{Label, LabelSet, Prediction, VerifyExample};
 use crate::error::Result;
 use crate::io::Progress;
 use crate::plan::ChatClient;
 
-const SYSTEM: &str = "You are a careful fact-checker of numerical claims. You judge a claim only from the evidence given, \
+/// `"True" | "False" | "Conflicting"` for the allowed labels.
+fn choices(labels: LabelSet) -> String {
+    labels.labels().iter().map(|l| format!("\"{}\"", l.name())).collect::<Vec<_>>().join(" | ")
+}
+
+fn system(labels: LabelSet) -> String {
+    format!(
+        "You are a careful fact-checker of numerical claims. You judge a claim only from the evidence given, \
 paying attention to every number, unit, date and comparison. Answer only with JSON of the form \
-{\"label\": \"True\" | \"False\" | \"Conflicting\", \"confidence\": a number from 0 to 1}.";
+{{\"label\": {}, \"confidence\": a number from 0 to 1}}.",
+        choices(labels)
+    )
+}
 
-const REASK: &str = "That answer was not the JSON asked for. Answer only with {\"label\": \"True\" | \"False\" | \"Conflicting\", \"confidence\": 0..1}.";
+fn reask(labels: LabelSet) -> String {
+    format!("That answer was not the JSON asked for. Answer only with {{\"label\": {}, \"confidence\": 0..1}}.", choices(labels))
+}
 
-fn prompt(claim: &str, evidence: &[String]) -> String {
+fn prompt(claim: &str, evidence: &[String], labels: LabelSet) -> String {
     let mut p = format!("Claim: {claim}\n\nEvidence:\n");
     if evidence.is_empty() {
         p.push_str("(none)\n");
@@ -28,7 +41,21 @@ fn prompt(claim: &str, evidence: &[String]) -> String {
     for (i, e) in evidence.iter().enumerate() {
         p.push_str(&format!("{}. {}\n", i + 1, e.trim()));
     }
-    p.push_str("\nIs the claim True, False, or Conflicting (partly true, partly false, or disputed)?");
+    let names: Vec<&str> = labels
+        .labels()
+        .into_iter()
+        .map(|l| match l {
+            Label::Conflicting => "Conflicting (partly true, partly false, or disputed)",
+            other => other.name(),
+        })
+        .collect();
+    // "True or False?", "True, False, or Conflicting (…)?"
+    let question = match names.as_slice() {
+        [a, b] => format!("{a} or {b}"),
+        [init @ .., last] => format!("{}, or {last}", init.join(", ")),
+        [] => String::new(),
+    };
+    p.push_str(&format!("\nIs the claim {question}?"));
     p
 }
 
@@ -49,14 +76,15 @@ pub fn parse_verdict(answer: &str) -> Option<(Label, f64)> {
 pub struct LlmVerifier {
     chat: ChatClient,
     top: usize,
+    labels: LabelSet,
     /// Claims whose two answers were both malformed.
     pub unparsed: AtomicUsize,
 }
 
 impl LlmVerifier {
-    /// A verifier reading `top` evidence texts per claim.
-    pub fn new(chat: ChatClient, top: usize) -> LlmVerifier {
-        LlmVerifier { chat, top, unparsed: AtomicUsize::new(0) }
+    /// A verifier reading `top` evidence texts per claim, answering with one of `labels`.
+    pub fn new(chat: ChatClient, top: usize, labels: LabelSet) -> LlmVerifier {
+        LlmVerifier { chat, top, labels, unparsed: AtomicUsize::new(0) }
     }
 
     /// Verdicts for `examples`, `concurrency` claims at a time.
@@ -74,15 +102,16 @@ impl LlmVerifier {
 
     fn one(&self, example: &VerifyExample) -> Result<Prediction> {
         let evidence: Vec<String> = example.evidence.iter().take(self.top).cloned().collect();
-        let user = prompt(&example.claim, &evidence);
-        let first = self.chat.chat(&[("system", SYSTEM), ("user", &user)])?;
-        let verdict = match parse_verdict(&first) {
+        let (system, user) = (system(self.labels), prompt(&example.claim, &evidence, self.labels));
+        let allowed = |answer: &str| parse_verdict(answer).filter(|(label, _)| self.labels.contains(*label));
+        let first = self.chat.chat(&[("system", &system), ("user", &user)])?;
+        let verdict = match allowed(&first) {
             Some(v) => Some(v),
-            None => parse_verdict(&self.chat.chat(&[("system", SYSTEM), ("user", &user), ("assistant", &first), ("user", REASK)])?),
+            None => allowed(&self.chat.chat(&[("system", &system), ("user", &user), ("assistant", &first), ("user", &reask(self.labels))])?),
         };
         let (label, confidence) = verdict.unwrap_or_else(|| {
             self.unparsed.fetch_add(1, Ordering::Relaxed);
-            (Label::Conflicting, 0.0)
+            (self.labels.fallback(), 0.0)
         });
         Ok(Prediction { id: example.id.clone(), label, confidence, evidence })
     }

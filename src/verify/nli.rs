@@ -10,8 +10,9 @@
 //! Each evidence text is the premise and the claim the hypothesis (`[CLS] evidence [SEP] claim
 //! [SEP]`); the logits become probabilities (softmax), summed per verdict through `map`.
 //! **Combination rule:** the verdict probabilities are averaged over the claim's evidence texts and
-//! the verdict is the most probable one (ties: True, then False, then Conflicting); a claim without
-//! evidence gets Conflicting with confidence 0.
+//! the verdict is the most probable one among the allowed labels (`--labels`; ties: True, then
+//! False, then Conflicting), its confidence renormalised over them; a claim without evidence gets
+//! [`LabelSet::fallback`] (Conflicting, or False for a binary task) with confidence 0.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -19,7 +20,7 @@ use std::sync::Mutex;
 use ort::session::Session;
 use ort::value::Tensor;
 
-use super::{Label, Prediction, VerifyExample};
+use super::{Label, LabelSet, Prediction, VerifyExample};
 use crate::error::{Error, Result};
 use crate::io::Progress;
 
@@ -125,18 +126,17 @@ impl NliVerifier {
     }
 
     /// Verdicts for `examples` (module doc for the combination rule).
-    pub fn predict(&self, examples: &[VerifyExample], progress: &dyn Progress) -> Result<Vec<Prediction>> {
+    pub fn predict(&self, examples: &[VerifyExample], labels: LabelSet, progress: &dyn Progress) -> Result<Vec<Prediction>> {
         progress.start("verifying", Some(examples.len() as u64));
         let mut out = Vec::with_capacity(examples.len());
         for e in examples {
             let evidence: Vec<String> = e.evidence.iter().take(self.top).cloned().collect();
             let (label, confidence) = if evidence.is_empty() {
-                (Label::Conflicting, 0.0)
+                (labels.fallback(), 0.0)
             } else {
                 let probabilities = self.pair_probabilities(evidence.iter().map(|ev| (ev.clone(), e.claim.clone())).collect())?;
                 let mean: [f64; 3] = std::array::from_fn(|c| probabilities.iter().map(|p| p[c]).sum::<f64>() / probabilities.len() as f64);
-                let best = (0..3).fold(0, |b, c| if mean[c] > mean[b] { c } else { b });
-                (Label::ALL[best], mean[best])
+                labels.pick(mean)
             };
             out.push(Prediction { id: e.id.clone(), label, confidence, evidence });
             progress.advance(1);

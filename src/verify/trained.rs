@@ -22,7 +22,7 @@ use super::features::{dense, numeric};
 pub use super::features::{FeatureGroups, Featurizer, Inputs};
 pub use super::linear::{Linear, LinearConfig};
 use super::text::SparseRow;
-use super::{score, Label, Prediction, VerifyExample, VerifyScores};
+use super::{score, Label, LabelSet, Prediction, VerifyExample, VerifyScores};
 use crate::analysis::Analyzer;
 use crate::error::{Error, Result};
 use crate::index::dense::{Encoder, TextKind};
@@ -219,17 +219,16 @@ impl TrainedVerifier {
         serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))
     }
 
-    /// Verdicts for `examples`, each reading its first `top` evidence texts.
+    /// Verdicts for `examples`, each reading its first `top` evidence texts, chosen among `labels`.
     /// `encoder` is needed when [`TrainedVerifier::encoder_dir`] is set.
-    pub fn predict(&self, examples: &[VerifyExample], encoder: Option<&Encoder>, top: usize, progress: &dyn Progress) -> Result<Vec<Prediction>> {
+    pub fn predict(&self, examples: &[VerifyExample], encoder: Option<&Encoder>, top: usize, labels: LabelSet, progress: &dyn Progress) -> Result<Vec<Prediction>> {
         let inputs = prepare(examples, encoder, self.featurizer.groups, self.with_evidence, top, progress)?;
         Ok(examples
             .iter()
             .zip(&inputs)
             .map(|(e, input)| {
-                let p = self.model.predict(&self.featurizer.row(input));
-                let c = argmax(p);
-                Prediction { id: e.id.clone(), label: Label::ALL[c], confidence: f64::from(p[c]), evidence: e.evidence.iter().take(top).cloned().collect() }
+                let (label, confidence) = labels.pick(self.model.predict(&self.featurizer.row(input)).map(f64::from));
+                Prediction { id: e.id.clone(), label, confidence, evidence: e.evidence.iter().take(top).cloned().collect() }
             })
             .collect())
     }

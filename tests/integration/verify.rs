@@ -95,6 +95,23 @@ fn train_cross_validate_and_verify() {
     quantir().args(["run", "-k", "3", "--index"]).arg(&index).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(&run).assert().success();
     quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--run").arg(&run).arg("--index").arg(&index).arg("--output").arg(&preds).assert().success().stderr(contains("verified 12 claims"));
     quantir().args(["verify", "--verifier", "bert:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(1).stderr(contains("unknown verifier"));
+    // Evidence given per claim (--evidence), matched by id, and a binary task (--labels true,false).
+    let sample: Vec<serde_json::Value> = std::fs::read_to_string(repo().join("data/quantemp-sample/claims.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let given: String = sample.iter().map(|c| format!("{}\n", serde_json::json!({"id": c["id"], "evidence": ["unemployment fell to 3.5 percent in 2019", "a viral post claims otherwise"]}))).collect();
+    let given = write(dir.path(), "given.jsonl", given);
+    let trained = format!("trained:{}", verifier.display());
+    let with_given = |evidence: &std::path::Path, labels: &str| {
+        quantir().args(["verify", "--labels", labels, "--verifier", &trained, "--claims"]).arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--evidence").arg(evidence).arg("--output").arg(&preds).assert()
+    };
+    with_given(&given, "true,false").success().stderr(contains("verified 12 claims"));
+    let predictions: Vec<serde_json::Value> = std::fs::read_to_string(&preds).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(predictions.iter().all(|p| ["True", "False"].contains(&p["label"].as_str().unwrap()) && p["confidence"].as_f64().unwrap() >= 0.5));
+    assert!(predictions.iter().all(|p| p["evidence"].as_array().unwrap().len() == 2));
+    let partial = write(dir.path(), "partial.jsonl", "{\"id\": \"val-23\", \"evidence\": [\"x\"]}\n");
+    with_given(&partial, "true,false,conflicting").code(1).stderr(contains("partial.jsonl: no evidence for claim \"val-26\""));
+    let bad = write(dir.path(), "bad.jsonl", "{\"id\": \"val-23\", \"evidence\": [\"x\"]}\n{\"id\": \"val-26\", \"evidence\": \"one text\"}\n");
+    with_given(&bad, "true,false,conflicting").code(1).stderr(contains("bad.jsonl:2:1: field \"evidence\": expected an array of strings"));
+    quantir().args(["verify", "--labels", "true", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--claims").arg(&claims).arg("--output").arg(&preds).assert().code(2).stderr(contains("allows fewer than two labels"));
     // Every feature group: the encoder folder is recorded and found again when verifying.
     let all_groups = dir.path().join("all-groups");
     quantir()
@@ -113,6 +130,25 @@ fn train_cross_validate_and_verify() {
     assert_eq!(saved["featurizer"]["groups"], serde_json::json!({"claim_text": true, "evidence_text": true, "dense": true, "numeric": true}));
     quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", all_groups.display())).arg("--claims").arg(&claims).arg("--output").arg(&preds).assert().success().stderr(contains("verified 120 claims"));
     quantir().args(["train-verifier", "--features", "claim-text,words", "--claims"]).arg(&claims).arg("--output").arg(&all_groups).assert().code(2).stderr(contains("unknown feature group \"words\"; expected some of claim-text, evidence-text, dense, numeric"));
+}
+
+/// `quantir verify --verifier llm:test-model` against `url`, one claim at a time, no HTTP retries,
+/// cache and `pred.jsonl` in `dir`.
+fn llm_verify(url: &str, claims: &std::path::Path, dir: &std::path::Path, labels: &str) -> assert_cmd::assert::Assert {
+    quantir()
+        .args(["verify", "--verifier", "llm:test-model", "--labels", labels, "--llm-concurrency", "1", "--llm-retries", "0", "--llm-url", url, "--claims"])
+        .arg(claims)
+        .arg("--llm-cache")
+        .arg(dir.join("cache"))
+        .arg("--output")
+        .arg(dir.join("pred.jsonl"))
+        .assert()
+}
+
+/// (label, confidence) of each line of `dir/pred.jsonl`.
+fn verdicts(dir: &std::path::Path) -> Vec<(String, f64)> {
+    let text = std::fs::read_to_string(dir.join("pred.jsonl")).unwrap();
+    text.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()).map(|p| (p["label"].as_str().unwrap().to_string(), p["confidence"].as_f64().unwrap())).collect()
 }
 
 /// `llm:MODEL` against a real HTTP server on loopback: a good answer, a malformed one re-asked
@@ -135,21 +171,9 @@ fn llm_verifier_reasks_once_and_caches() {
         (200, completion("no idea")),
         (200, completion("still no idea")),
     ]);
-    let out = dir.path().join("pred.jsonl");
-    let run = || {
-        quantir()
-            .args(["verify", "--verifier", "llm:test-model", "--llm-concurrency", "1", "--llm-retries", "0", "--llm-url", &llm.url, "--claims"])
-            .arg(&claims)
-            .arg("--llm-cache")
-            .arg(dir.path().join("cache"))
-            .arg("--output")
-            .arg(&out)
-            .assert()
-    };
+    let run = || llm_verify(&llm.url, &claims, dir.path(), "true,false,conflicting");
     run().success().stderr(contains("1 claims got two malformed answers"));
-    let predictions: Vec<serde_json::Value> = std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let labels: Vec<(&str, f64)> = predictions.iter().map(|p| (p["label"].as_str().unwrap(), p["confidence"].as_f64().unwrap())).collect();
-    assert_eq!(labels, [("Conflicting", 0.7), ("True", 0.9), ("Conflicting", 0.0)]);
+    assert_eq!(verdicts(dir.path()), [("Conflicting".to_string(), 0.7), ("True".to_string(), 0.9), ("Conflicting".to_string(), 0.0)]);
     let requests = llm.requests.lock().unwrap().clone();
     assert_eq!(requests.len(), 5);
     let reask: serde_json::Value = serde_json::from_str(&requests[2]).unwrap();
@@ -262,4 +286,25 @@ fn trained_verifier_learns_real_claims() {
     let inputs = prepare(examples, None, config.groups, config.with_evidence, config.top, &quantir::io::NoProgress).unwrap();
     let report = cross_validate(examples, &inputs, &config, &quantir::io::NoProgress).unwrap();
     assert!(report.scores.macro_f1 > 0.45, "macro-F1 {}", report.scores.macro_f1);
+}
+
+/// `--labels true,false` with `llm:`: the prompt offers only True and False, an answer outside
+/// them is re-asked, and a claim with two such answers falls back to False.
+#[test]
+fn llm_verifier_keeps_to_the_allowed_labels() {
+    use crate::plan::{completion, fake_llm};
+    let dir = tempfile::tempdir().unwrap();
+    let claims = write(dir.path(), "claims.jsonl", "{\"id\": \"a\", \"claim\": \"Inflation is 3%\", \"evidence\": [\"inflation was 3.2 percent\"]}\n{\"id\": \"b\", \"claim\": \"The wage is $7.25\", \"evidence\": []}\n");
+    let llm = fake_llm(vec![
+        (200, completion(r#"{"label": "Conflicting", "confidence": 0.7}"#)),
+        (200, completion(r#"{"label": "True", "confidence": 0.8}"#)),
+        (200, completion("Conflicting")),
+        (200, completion("not enough info")),
+    ]);
+    llm_verify(&llm.url, &claims, dir.path(), "true,false").success().stderr(contains("1 claims got two malformed answers"));
+    assert_eq!(verdicts(dir.path()), [("True".to_string(), 0.8), ("False".to_string(), 0.0)]);
+    let first: serde_json::Value = serde_json::from_str(&llm.requests.lock().unwrap()[0]).unwrap();
+    let system = first["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains(r#"{"label": "True" | "False", "confidence""#), "{system}");
+    assert!(first["messages"][1]["content"].as_str().unwrap().ends_with("Is the claim True or False?"));
 }
