@@ -205,11 +205,13 @@ impl TrainedVerifier {
         Ok(TrainedVerifier { encoder_dir, with_evidence: config.with_evidence, top: config.top, featurizer, model })
     }
 
-    /// Writes `dir/verifier.json`.
+    /// Writes `dir/verifier.json`, through a temporary file and a rename, so an interrupted save
+    /// leaves the previous verifier whole.
     pub fn save(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let path = dir.join("verifier.json");
-        std::fs::write(&path, serde_json::to_vec(self).expect("verifier serialises")).map_err(|e| Error::io(&path, e))
+        let (path, tmp) = (dir.join("verifier.json"), dir.join(".verifier.json.tmp"));
+        std::fs::write(&tmp, serde_json::to_vec(self).expect("verifier serialises")).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
     }
 
     /// Reads `dir/verifier.json`.
