@@ -202,4 +202,13 @@ impl DenseArgs {
         }
         quantir::index::dense::Encoder::open(dir, config, &self.ort_lib, self.encoder_workers, self.batch_size).map(Some)
     }
+
+    /// The encoder a trained verifier reads with (`--dense` overriding the folder it recorded),
+    /// or none when its features need none.
+    pub fn verifier_encoder(&self, verifier: &quantir::verify::trained::TrainedVerifier) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
+        match &verifier.encoder_dir {
+            Some(dir) => self.encoder(Some(dir)),
+            None => Ok(None),
+        }
+    }
 }

@@ -34,10 +34,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         Some(spec) => {
             let dir = spec.strip_prefix("trained:").ok_or_else(|| anyhow::anyhow!("unknown verifier {spec:?}: this quantir has trained:DIR"))?;
             let verifier = quantir::verify::trained::TrainedVerifier::load(std::path::Path::new(dir))?;
-            let encoder = match &verifier.encoder_dir {
-                Some(dir) => Some(args.dense.encoder(Some(dir))?.ok_or_else(|| anyhow::anyhow!("the verifier needs its encoder"))?),
-                None => None,
-            };
+            let encoder = args.dense.verifier_encoder(&verifier)?;
             Some((verifier, encoder))
         }
     };

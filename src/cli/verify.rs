@@ -142,10 +142,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         verifier.predict(&examples, args.labels, &Bar::default())?
     } else if let Some(dir) = args.verifier.strip_prefix("trained:") {
         let verifier = TrainedVerifier::load(std::path::Path::new(dir))?;
-        let encoder = match &verifier.encoder_dir {
-            Some(dir) => Some(args.dense.encoder(Some(dir))?.context("no encoder")?),
-            None => None,
-        };
+        let encoder = args.dense.verifier_encoder(&verifier)?;
         verifier.predict(&examples, encoder.as_ref(), args.top.min(verifier.top.max(1)), args.labels, &Bar::default())?
     } else {
         anyhow::bail!("unknown verifier {:?}: use trained:DIR, onnx:DIR or llm:MODEL\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)

@@ -59,9 +59,11 @@ impl FeatureGroups {
     /// The names `--features` takes.
     pub const NAMES: [&'static str; 4] = ["claim-text", "evidence-text", "dense", "numeric"];
 
+    const NONE: FeatureGroups = FeatureGroups { claim_text: false, evidence_text: false, dense: false, numeric: false };
+
     /// Reads a comma-separated list of group names.
     pub fn parse(list: &str) -> Result<FeatureGroups, String> {
-        let mut groups = FeatureGroups { claim_text: false, evidence_text: false, dense: false, numeric: false };
+        let mut groups = Self::NONE;
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             match name {
                 "claim-text" => groups.claim_text = true,
@@ -71,7 +73,7 @@ impl FeatureGroups {
                 other => return Err(format!("unknown feature group {other:?}; expected some of {}", Self::NAMES.join(", "))),
             }
         }
-        if groups == (FeatureGroups { claim_text: false, evidence_text: false, dense: false, numeric: false }) {
+        if groups == Self::NONE {
             return Err(format!("no feature group given; expected some of {}", Self::NAMES.join(", ")));
         }
         Ok(groups)

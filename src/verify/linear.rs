@@ -12,8 +12,6 @@ use super::text::SparseRow;
 /// A trained model.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Linear {
-    /// Columns.
-    pub features: usize,
     /// Weights, column by column, 3 per column (class order of `Label::ALL`).
     pub weights: Vec<f32>,
     /// Biases.
@@ -52,7 +50,7 @@ impl Linear {
         y.iter().for_each(|&c| counts[c] += 1);
         let class_weight = counts.map(|c| if c == 0 { 0.0 } else { n as f32 / (3.0 * c as f32) });
         let l2 = 1.0 / (config.c * n.max(1) as f32);
-        let mut model = Linear { features, weights: vec![0.0; 3 * features], bias: [0.0; 3] };
+        let mut model = Linear { weights: vec![0.0; 3 * features], bias: [0.0; 3] };
         let parameters = 3 * features + 3;
         let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
         let mut m = vec![0f32; parameters];

@@ -82,7 +82,7 @@ pub struct CvReport {
     pub predictions: Vec<Prediction>,
     /// Their scores.
     pub scores: VerifyScores,
-    /// Seconds spent encoding and training.
+    /// Seconds spent fitting features and models and predicting (inputs are prepared before).
     pub seconds: f64,
 }
 
@@ -93,7 +93,7 @@ pub fn prepare(examples: &[VerifyExample], encoder: Option<&Encoder>, groups: Fe
     let top = if with_evidence { top } else { 0 };
     let mut inputs: Vec<Inputs> = examples.iter().map(|e| Inputs { claim: e.claim.clone(), evidence: e.evidence.iter().take(top).map(String::as_str).collect::<Vec<_>>().join("\n"), ..Inputs::default() }).collect();
     if groups.dense {
-        let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "--features", message: "the dense group needs an encoder (--model)".into() })?;
+        let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "--features", message: "the dense group needs an encoder (--dense)".into() })?;
         let claims: Vec<&str> = examples.iter().map(|e| e.claim.as_str()).collect();
         progress.start("encoding claims", Some(claims.len() as u64));
         let (claim_vecs, dim) = encode_in_parts(encoder, &claims, TextKind::Query, progress)?;
@@ -113,8 +113,7 @@ pub fn prepare(examples: &[VerifyExample], encoder: Option<&Encoder>, groups: Fe
     if groups.numeric {
         let analyzer = Analyzer::default();
         for (e, input) in examples.iter().zip(&mut inputs) {
-            let used: Vec<String> = e.evidence.iter().take(top).cloned().collect();
-            let values = numeric(&e.claim, &used, &analyzer);
+            let values = numeric(&e.claim, &e.evidence[..e.evidence.len().min(top)], &analyzer);
             input.numeric = if with_evidence { values.to_vec() } else { vec![values[0]] };
         }
     }
@@ -131,10 +130,6 @@ fn encode_in_parts(encoder: &Encoder, texts: &[&str], kind: TextKind, progress: 
         progress.advance(part.len() as u64);
     }
     Ok((all, dim))
-}
-
-fn argmax(p: [f32; 3]) -> usize {
-    (0..3).max_by(|&a, &b| p[a].total_cmp(&p[b]).then(b.cmp(&a))).unwrap_or(0)
 }
 
 fn gold(examples: &[VerifyExample]) -> Result<Vec<usize>> {
@@ -176,9 +171,8 @@ pub fn cross_validate(examples: &[VerifyExample], inputs: &[Inputs], config: &Tr
             let predicted = order[start..end]
                 .iter()
                 .map(|&i| {
-                    let p = model.predict(&featurizer.row(&inputs[i]));
-                    let c = argmax(p);
-                    (i, Prediction { id: examples[i].id.clone(), label: Label::ALL[c], confidence: f64::from(p[c]), evidence: Vec::new() })
+                    let (label, confidence) = LabelSet::default().pick(model.predict(&featurizer.row(&inputs[i])).map(f64::from));
+                    (i, Prediction { id: examples[i].id.clone(), label, confidence, evidence: Vec::new() })
                 })
                 .collect();
             progress.advance(1);
