@@ -21,7 +21,7 @@ pub struct ServeArgs {
     threads: usize,
     /// A verifier for POST /api/verify: trained:DIR (from quantir train-verifier)
     #[arg(long, value_name = "V")]
-    verifier: Option<String>,
+    verifier: Option<quantir::verify::VerifierSpec>,
     #[command(flatten)]
     dense: super::args::DenseArgs,
 }
@@ -31,12 +31,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let documents = index.num_docs();
     let verifier = match &args.verifier {
         None => None,
-        Some(spec) => {
-            let dir = spec.strip_prefix("trained:").ok_or_else(|| anyhow::anyhow!("unknown verifier {spec:?}: this quantir has trained:DIR"))?;
-            let verifier = quantir::verify::trained::TrainedVerifier::load(std::path::Path::new(dir))?;
+        Some(quantir::verify::VerifierSpec::Trained(dir)) => {
+            let verifier = quantir::verify::trained::TrainedVerifier::load(dir)?;
             let encoder = args.dense.verifier_encoder(&verifier)?;
             Some((verifier, encoder))
         }
+        Some(other) => anyhow::bail!("serve --verifier takes trained:DIR; {other:?} is not served yet"),
     };
     // Dense and hybrid requests need the query encoder: the one the index was built with.
     let encoder = match index.manifest().dense.as_ref() {

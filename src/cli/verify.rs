@@ -10,7 +10,10 @@ use quantir::eval::paired_t_test;
 use quantir::index::Index;
 use quantir::trec::Run;
 use quantir::verify::trained::{cross_validate, prepare, FeatureGroups, LinearConfig, TrainConfig, TrainedVerifier};
-use quantir::verify::{fold_macro_f1, read_evidence, read_examples, read_gold, read_predictions, score, Label, LabelSet, VerifyExample, VerifyScores};
+use quantir::verify::agent::{DatabaseAgent, MAX_TOOL_CALLS};
+use quantir::verify::llm::{ContextPolicy, TableStyle};
+use quantir::verify::sql::{DatabaseSource, SqlLimits};
+use quantir::verify::{nei_categories, read_evidence, read_examples, read_gold, read_predictions, score_outcomes, Gold, Label, LabelSet, ToolCallStats, VerifierSpec, VerifyExample, VerifyScores};
 
 use super::args::DenseArgs;
 use super::progress::Bar;
@@ -83,17 +86,21 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
 
 fn print_scores(s: &VerifyScores) {
     println!("accuracy     {:.4}\nmacro_f1     {:.4}\nweighted_f1  {:.4}", s.accuracy, s.macro_f1, s.weighted_f1);
-    for label in Label::ALL {
-        let c = &s.per_class[label.name()];
-        println!("{:<12} precision {:.4} recall {:.4} f1 {:.4} support {}", label.name(), c.precision, c.recall, c.f1, c.support);
+    for name in &s.labels {
+        let c = &s.per_class[name];
+        println!("{:<16} precision {:.4} recall {:.4} f1 {:.4} support {}", name, c.precision, c.recall, c.f1, c.support);
     }
-    println!("confusion (gold rows, predicted columns; True False Conflicting): {:?}", s.confusion);
+    println!("confusion (gold rows, predicted columns; {}): {:?}", s.labels.join(", "), s.confusion);
+    if s.failed > 0 {
+        println!("failed runs  {} (counted wrong)", s.failed);
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// Claims (quantir JSONL, BEIR, QuanTemp++) with --run/--index or --evidence, or, alone, claims
-    /// with their evidence (QuanTemp evidence mapping or evidence JSONL)
+    /// with their evidence (QuanTemp evidence mapping or evidence JSONL: CoverBench's and ClaimDB's
+    /// records too)
     #[arg(long, value_name = "PATH")]
     claims: PathBuf,
     /// A run whose top documents are each claim's evidence
@@ -102,50 +109,111 @@ pub struct VerifyArgs {
     /// The index the run was made from (for the documents' text)
     #[arg(long, value_name = "DIR", requires = "run")]
     index: Option<PathBuf>,
-    /// Evidence given per claim (CoverBench style): evidence JSONL {"id", "evidence": [...]} or a
-    /// QuanTemp evidence mapping, matched to --claims by id
+    /// Evidence given per claim (CoverBench style): evidence JSONL {"id", "evidence": [...]} or
+    /// {"id", "context"}, or a QuanTemp evidence mapping, matched to --claims by id
     #[arg(long, value_name = "PATH", conflicts_with = "run")]
     evidence: Option<PathBuf>,
-    /// The verdicts allowed, comma-separated: true,false for a binary task (conflicting also
-    /// spells not-enough-info)
-    #[arg(long, default_value = "true,false,conflicting", value_parser = LabelSet::parse)]
-    labels: LabelSet,
+    /// A database as the evidence (with --verifier llm:MODEL): a .sqlite file, a folder of .csv
+    /// files (one table each, loaded into an in-memory SQLite) or a folder of databases picked by
+    /// each claim's "db_id" (DIR/<db_id>/<db_id>.sqlite or DIR/<db_id>.sqlite)
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["run", "evidence"])]
+    database: Option<PathBuf>,
+    /// The verdicts allowed, comma-separated: true,false for a binary task (CoverBench),
+    /// true,false,not-enough-info for ClaimDB [default: true,false,conflicting; with --database
+    /// true,false,not-enough-info]
+    #[arg(long, value_parser = LabelSet::parse)]
+    labels: Option<LabelSet>,
     /// Evidence texts per claim
     #[arg(long, default_value_t = 3)]
     top: usize,
     /// The verifier: trained:DIR (from quantir train-verifier), onnx:DIR (a sequence-classification
     /// ONNX model with quantir-verifier.json) or llm:MODEL (an OpenAI-compatible chat API, --llm-url)
     #[arg(long, value_name = "V")]
-    verifier: String,
-    /// Predictions: {"id", "label", "confidence", "evidence"} a line
+    verifier: VerifierSpec,
+    /// Predictions: {"id", "label", "confidence", "evidence"} a line (and "sql", "tool_calls",
+    /// "refused", "failure" from the database agent)
     #[arg(long, value_name = "PATH")]
     output: PathBuf,
+    /// Token budget for an llm: verifier's evidence (estimated at 4 bytes a token; a longer
+    /// context is trimmed from the beginning, as CoverBench does; 0: no limit)
+    #[arg(long, default_value_t = ContextPolicy::default().max_tokens, value_name = "N")]
+    context_tokens: usize,
+    /// How an llm: verifier is sent tables in the evidence: as written, or each as a Markdown table
+    #[arg(long, value_enum, default_value_t = TableStyle::Keep)]
+    tables: TableStyle,
+    /// Tool calls allowed per claim with --database (more is a failed run, as ClaimDB scores it)
+    #[arg(long, default_value_t = MAX_TOOL_CALLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000), value_name = "N")]
+    max_tool_calls: usize,
+    /// Seconds one SQL statement may run before it is interrupted
+    #[arg(long, default_value_t = SqlLimits::default().timeout.as_secs_f64(), value_parser = parse_seconds, value_name = "S")]
+    sql_timeout: f64,
+    /// Rows of one SQL result sent to the model (the rest are marked as cut)
+    #[arg(long, default_value_t = SqlLimits::default().max_rows, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000), value_name = "N")]
+    sql_rows: usize,
     #[command(flatten)]
     dense: DenseArgs,
     #[command(flatten)]
     llm: super::args::LlmArgs,
 }
 
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
+        _ => Err(format!("expected seconds in (0, 86400], found {text:?}")),
+    }
+}
+
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
-    let examples = examples_for(&args)?;
-    let predictions = if let Some(model) = args.verifier.strip_prefix("llm:") {
+    let labels = args.labels.unwrap_or_else(|| match args.database {
+        Some(_) => LabelSet::parse("true,false,not-enough-info").expect("valid labels"),
+        None => LabelSet::default(),
+    });
+    if let Some(database) = &args.database {
+        let VerifierSpec::Llm(model) = &args.verifier else {
+            anyhow::bail!("--database needs an llm:MODEL verifier: only the tool-calling agent reads databases\n\nhint: --verifier llm:MODEL --llm-url URL");
+        };
         let config = args.llm.config(Some(model)).context("an llm: verifier needs --llm-url (or QUANTIR_LLM_URL)")?;
-        let verifier = quantir::verify::llm::LlmVerifier::new(quantir::plan::ChatClient::new(config)?, args.top, args.labels);
-        let predictions = verifier.predict(&examples, &Bar::default())?;
-        let unparsed = verifier.unparsed.load(std::sync::atomic::Ordering::Relaxed);
-        if unparsed > 0 {
-            eprintln!("{unparsed} claims got two malformed answers: predicted Conflicting with confidence 0");
+        let limits = SqlLimits { timeout: std::time::Duration::from_secs_f64(args.sql_timeout), max_rows: args.sql_rows, ..SqlLimits::default() };
+        let source = DatabaseSource::open(database, limits)?;
+        let examples = read_examples(&args.claims)?;
+        let agent = DatabaseAgent::new(quantir::plan::ChatClient::new(config)?, source, labels, args.max_tool_calls);
+        let predictions = agent.predict(&examples, &Bar::default())?;
+        let failed = predictions.iter().filter(|p| p.failure.is_some()).count();
+        let refused: usize = predictions.iter().map(|p| p.refused.len()).sum();
+        let calls = ToolCallStats::of(predictions.iter().filter_map(|p| p.tool_calls));
+        super::write_jsonl(&args.output, &predictions)?;
+        eprintln!(
+            "verified {} claims against {} into {}: {} tool calls ({:.1} a claim), {refused} statements refused, {failed} failed runs",
+            predictions.len(),
+            database.display(),
+            args.output.display(),
+            calls.as_ref().map_or(0, |c| c.total),
+            calls.as_ref().map_or(0.0, |c| c.mean)
+        );
+        return Ok(());
+    }
+    let examples = examples_for(&args)?;
+    let predictions = match &args.verifier {
+        VerifierSpec::Llm(model) => {
+            let config = args.llm.config(Some(model)).context("an llm: verifier needs --llm-url (or QUANTIR_LLM_URL)")?;
+            let context = ContextPolicy { max_tokens: args.context_tokens, tables: args.tables };
+            let verifier = quantir::verify::llm::LlmVerifier::new(quantir::plan::ChatClient::new(config)?, args.top, labels, context);
+            let predictions = verifier.predict(&examples, &Bar::default())?;
+            let unparsed = verifier.unparsed.load(std::sync::atomic::Ordering::Relaxed);
+            if unparsed > 0 {
+                eprintln!("{unparsed} claims got two malformed answers: predicted {} with confidence 0", labels.fallback().name());
+            }
+            predictions
         }
-        predictions
-    } else if let Some(dir) = args.verifier.strip_prefix("onnx:") {
-        let verifier = quantir::verify::nli::NliVerifier::open(std::path::Path::new(dir), &args.dense.ort_lib, args.top)?;
-        verifier.predict(&examples, args.labels, &Bar::default())?
-    } else if let Some(dir) = args.verifier.strip_prefix("trained:") {
-        let verifier = TrainedVerifier::load(std::path::Path::new(dir))?;
-        let encoder = args.dense.verifier_encoder(&verifier)?;
-        verifier.predict(&examples, encoder.as_ref(), args.top.min(verifier.top.max(1)), args.labels, &Bar::default())?
-    } else {
-        anyhow::bail!("unknown verifier {:?}: use trained:DIR, onnx:DIR or llm:MODEL\n\nhint: train one with `quantir train-verifier --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --output verifiers/quantemp`", args.verifier)
+        VerifierSpec::Onnx(dir) => {
+            let verifier = quantir::verify::nli::NliVerifier::open(dir, &args.dense.ort_lib, args.top)?;
+            verifier.predict(&examples, labels, &Bar::default())?
+        }
+        VerifierSpec::Trained(dir) => {
+            let verifier = TrainedVerifier::load(dir)?;
+            let encoder = args.dense.verifier_encoder(&verifier)?;
+            verifier.predict(&examples, encoder.as_ref(), args.top.min(verifier.top.max(1)), labels, &Bar::default())?
+        }
     };
     super::write_jsonl(&args.output, &predictions)?;
     eprintln!("verified {} claims into {}", predictions.len(), args.output.display());
@@ -164,7 +232,7 @@ fn examples_for(args: &VerifyArgs) -> anyhow::Result<Vec<VerifyExample>> {
                 .iter()
                 .map(|c| {
                     let evidence = by_qid.get(c.id.as_str()).into_iter().flatten().filter_map(|id| index.rank_of(id)).map(|r| index.stored_by_rank(r).map(|d| if d.title.is_empty() { d.text } else { format!("{} {}", d.title, d.text) })).collect::<Result<Vec<_>, _>>()?;
-                    Ok(VerifyExample { id: c.id.clone(), claim: c.text.clone(), evidence, label: None })
+                    Ok(VerifyExample::new(c.id.clone(), c.text.clone(), evidence, None))
                 })
                 .collect::<quantir::Result<_>>()?
         }
@@ -174,7 +242,7 @@ fn examples_for(args: &VerifyArgs) -> anyhow::Result<Vec<VerifyExample>> {
                 load_claims(&args.claims, Format::Auto, None)?
                     .iter()
                     .map(|c| match given.get(&c.id) {
-                        Some(evidence) => Ok(VerifyExample { id: c.id.clone(), claim: c.text.clone(), evidence: evidence.clone(), label: None }),
+                        Some(evidence) => Ok(VerifyExample::new(c.id.clone(), c.text.clone(), evidence.clone(), None)),
                         None => anyhow::bail!("{}: no evidence for claim {:?} of {}", path.display(), c.id, args.claims.display()),
                     })
                     .collect::<anyhow::Result<_>>()?
@@ -187,7 +255,8 @@ fn examples_for(args: &VerifyArgs) -> anyhow::Result<Vec<VerifyExample>> {
 
 #[derive(Debug, Args)]
 pub struct VerifyEvalArgs {
-    /// Gold labels: JSONL {"id", "label"} or a QuanTemp evidence mapping (.json)
+    /// Gold labels: JSONL {"id", "label", "category"?} (CoverBench's and ClaimDB's records too) or a
+    /// QuanTemp evidence mapping (.json)
     #[arg(long, value_name = "PATH")]
     gold: PathBuf,
     /// Predictions JSONL
@@ -204,12 +273,16 @@ pub struct VerifyEvalArgs {
     json: bool,
 }
 
-fn pairs(gold: &HashMap<String, Label>, pred: &PathBuf) -> anyhow::Result<Vec<(String, Label, Label)>> {
+/// A claim's gold label, its predicted label (none for a failed run) and its tool calls.
+type Judged = (String, Gold, Option<Label>, Option<usize>);
+
+fn pairs(gold: &HashMap<String, Gold>, pred: &PathBuf) -> anyhow::Result<Vec<Judged>> {
     let predictions = read_predictions(pred)?;
     let mut out = Vec::with_capacity(predictions.len());
     for p in predictions {
         let g = gold.get(&p.id).with_context(|| format!("{}: claim {} has no gold label", pred.display(), p.id))?;
-        out.push((p.id, *g, p.label));
+        let label = if p.failure.is_some() { None } else { Some(p.label) };
+        out.push((p.id, *g, label, p.tool_calls));
     }
     // Claims in id order (numerically when ids are numbers), so folds are the same for any file.
     out.sort_by(|a, b| match (a.0.parse::<u64>(), b.0.parse::<u64>()) {
@@ -222,13 +295,26 @@ fn pairs(gold: &HashMap<String, Label>, pred: &PathBuf) -> anyhow::Result<Vec<(S
 pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
     let gold = read_gold(&args.gold)?;
     let a = pairs(&gold, &args.pred)?;
-    let labels = |v: &[(String, Label, Label)]| v.iter().map(|(_, g, p)| (*g, *p)).collect::<Vec<_>>();
-    let scores = score(&labels(&a));
+    let outcomes = |v: &[Judged]| v.iter().map(|(_, g, p, _)| (g.label, *p)).collect::<Vec<_>>();
+    let scores = score_outcomes(&outcomes(&a));
     let mut json = serde_json::to_value(&scores)?;
+    let categories = nei_categories(&a.iter().map(|(_, g, p, _)| (*g, *p)).collect::<Vec<_>>());
+    if !categories.is_empty() {
+        json["nei_categories"] = serde_json::to_value(&categories)?;
+    }
+    let calls = ToolCallStats::of(a.iter().filter_map(|x| x.3));
+    if let Some(calls) = &calls {
+        json["tool_calls"] = serde_json::to_value(calls)?;
+    }
     if let (Some(b), Some(folds)) = (&args.pred_b, args.folds) {
         let b = pairs(&gold, b)?;
         anyhow::ensure!(a.iter().map(|x| &x.0).eq(b.iter().map(|x| &x.0)), "--pred and --pred-b must predict the same claims");
-        let (fa, fb) = (fold_macro_f1(&labels(&a), folds), fold_macro_f1(&labels(&b), folds));
+        let fold_scores = |v: &[Judged]| -> Vec<f64> {
+            let o = outcomes(v);
+            let n = o.len();
+            (0..folds).map(|f| score_outcomes(&o[f * n / folds..(f + 1) * n / folds]).macro_f1).collect()
+        };
+        let (fa, fb) = (fold_scores(&a), fold_scores(&b));
         let diffs: Vec<f64> = fb.iter().zip(&fa).map(|(y, x)| y - x).collect();
         let p = paired_t_test(&diffs);
         json["folds"] = serde_json::json!({ "k": folds, "macro_f1_a": fa, "macro_f1_b": fb, "t_test_p": p });
@@ -238,8 +324,15 @@ pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
     }
     if args.json {
         println!("{json}");
-    } else {
-        print_scores(&scores);
+        return Ok(());
+    }
+    print_scores(&scores);
+    for (category, c) in &categories {
+        let predicted: Vec<String> = c.predicted.iter().map(|(label, n)| format!("{label} {n}")).collect();
+        println!("not enough info, {:<15} claims {} recall {:.4} (predicted: {})", category.name(), c.claims, c.recall, predicted.join(", "));
+    }
+    if let Some(c) = calls {
+        println!("tool calls   {:.2} a claim (max {}, {} in all, over {} claims)", c.mean, c.max, c.total, c.claims);
     }
     Ok(())
 }

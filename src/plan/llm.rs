@@ -156,46 +156,76 @@ impl ChatClient {
             hash.update([0u8]);
             hash.update(content.as_bytes());
         }
-        let hex: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        self.config.cache_dir.join(format!("{hex}.json"))
+        self.config.cache_dir.join(format!("{}.json", hex(&hash.finalize())))
     }
 
     /// The model's answer to `messages` (`(role, content)` pairs), from the cache or the API.
     pub fn chat(&self, messages: &[(&str, &str)]) -> Result<String> {
         let path = self.cache_path(messages);
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            if let Ok(entry) = serde_json::from_str::<CacheEntry>(&text) {
-                self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
-                return Ok(entry.answer);
-            }
+        if let Some(entry) = self.cached::<CacheEntry>(&path) {
+            return Ok(entry.answer);
         }
-        let answer = self.ask(messages)?;
-        let entry = CacheEntry { model: self.config.model.clone(), messages: messages.iter().map(|(r, c)| (r.to_string(), c.to_string())).collect(), answer: answer.clone() };
-        // Written beside and renamed, so a crash never leaves half an entry to be read back.
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, serde_json::to_vec_pretty(&entry).expect("entry serialises")).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-        Ok(answer)
-    }
-
-    fn ask(&self, messages: &[(&str, &str)]) -> Result<String> {
-        let url = format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'));
         let body = serde_json::json!({
             "model": self.config.model,
             "temperature": 0,
             "messages": messages.iter().map(|(role, content)| serde_json::json!({"role": role, "content": content})).collect::<Vec<_>>(),
         });
-        let mut attempt = 0;
+        let answer = self.post(&body)?["content"].as_str().unwrap_or("").to_string();
+        let entry = CacheEntry { model: self.config.model.clone(), messages: messages.iter().map(|(r, c)| (r.to_string(), c.to_string())).collect(), answer: answer.clone() };
+        self.store(&path, &entry)?;
+        Ok(answer)
+    }
+
+    /// The model's reply message — a JSON object with `content` and/or `tool_calls`, as the
+    /// OpenAI chat API returns it — to `messages` (chat messages as JSON, tool results included)
+    /// with `tools` offered, from the cache or the API. The cache key covers the model, the
+    /// messages and the tools, so an agent's rerun replays its whole conversation without a call.
+    pub fn complete(&self, messages: &[serde_json::Value], tools: &serde_json::Value) -> Result<serde_json::Value> {
+        let mut hash = Sha256::new();
+        hash.update(self.config.model.as_bytes());
+        hash.update([0u8]);
+        hash.update(PROMPT_VERSION.to_string().as_bytes());
+        hash.update([0u8]);
+        hash.update(serde_json::to_vec(&(messages, tools)).expect("JSON serialises"));
+        let path = self.config.cache_dir.join(format!("tools-{}.json", hex(&hash.finalize())));
+        if let Some(entry) = self.cached::<ToolCacheEntry>(&path) {
+            return Ok(entry.reply);
+        }
+        let body = serde_json::json!({"model": self.config.model, "temperature": 0, "messages": messages, "tools": tools});
+        let reply = self.post(&body)?;
+        self.store(&path, &ToolCacheEntry { model: self.config.model.clone(), messages: messages.to_vec(), tools: tools.clone(), reply: reply.clone() })?;
+        Ok(reply)
+    }
+
+    fn cached<T: serde::de::DeserializeOwned>(&self, path: &std::path::Path) -> Option<T> {
+        let entry = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+        self.stats.cache_hits.fetch_add(1, Ordering::Relaxed);
+        Some(entry)
+    }
+
+    /// Writes a cache entry beside and renames it, so a crash never leaves half an entry to be
+    /// read back.
+    fn store(&self, path: &std::path::Path, entry: &impl serde::Serialize) -> Result<()> {
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, serde_json::to_vec_pretty(entry).expect("entry serialises")).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    }
+
+    /// Posts `body` to the chat completions endpoint (module doc for retries); the first
+    /// choice's message.
+    fn post(&self, body: &serde_json::Value) -> Result<serde_json::Value> {
+        let url = format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'));
+        let mut attempt: u32 = 0;
         loop {
             self.stats.requests.fetch_add(1, Ordering::Relaxed);
-            let mut request = self.client.post(&url).json(&body);
+            let mut request = self.client.post(&url).json(body);
             if let Some(key) = &self.config.api_key {
                 request = request.bearer_auth(key);
             }
             let failure = match request.send() {
                 Ok(response) if response.status().is_success() => {
-                    let json: serde_json::Value = response.json().map_err(|e| llm_error(&url, format!("the answer is not JSON: {e}")))?;
-                    return Ok(json["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string());
+                    let mut json: serde_json::Value = response.json().map_err(|e| llm_error(&url, format!("the answer is not JSON: {e}")))?;
+                    return Ok(json["choices"][0]["message"].take());
                 }
                 Ok(response) => {
                     let status = response.status();
@@ -209,12 +239,25 @@ impl ChatClient {
                 Err(e) => e.to_string(),
             };
             if attempt >= self.config.retries {
-                return Err(llm_error(&url, format!("{failure} (after {} attempts)", attempt + 1)));
+                return Err(llm_error(&url, format!("{failure} (after {} attempts)", attempt as u64 + 1)));
             }
-            std::thread::sleep(self.config.backoff * 2u32.pow(attempt));
+            // backoff · 2^attempt, saturating rather than overflowing for large --llm-retries.
+            std::thread::sleep(self.config.backoff.saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX)));
             attempt += 1;
         }
     }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ToolCacheEntry {
+    model: String,
+    messages: Vec<serde_json::Value>,
+    tools: serde_json::Value,
+    reply: serde_json::Value,
 }
 
 /// The planner.

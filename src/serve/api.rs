@@ -280,12 +280,12 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
         let claim = request.claim.text.clone();
         let search = answer(&state, request)?;
         let (verifier, encoder) = state.verifier.as_ref().expect("checked above");
-        let example = crate::verify::VerifyExample {
-            id: search.id.clone().unwrap_or_default(),
+        let example = crate::verify::VerifyExample::new(
+            search.id.clone().unwrap_or_default(),
             claim,
-            evidence: search.hits.iter().map(|h| if h.hit.evidence.title.is_empty() { h.hit.evidence.text.clone() } else { format!("{} {}", h.hit.evidence.title, h.hit.evidence.text) }).collect(),
-            label: None,
-        };
+            search.hits.iter().map(|h| if h.hit.evidence.title.is_empty() { h.hit.evidence.text.clone() } else { format!("{} {}", h.hit.evidence.title, h.hit.evidence.text) }).collect(),
+            None,
+        );
         let top = example.evidence.len().max(1);
         let prediction = verifier.predict(std::slice::from_ref(&example), encoder.as_ref(), top, crate::verify::LabelSet::default(), &crate::io::NoProgress).map_err(|e| ApiError::new(422, None, e.to_string()))?.remove(0);
         Ok(VerifyResponse { id: search.id, label: prediction.label, confidence: prediction.confidence, evidence: search.hits, subqueries: search.subqueries, took_ms: started.elapsed().as_secs_f64() * 1e3 })

@@ -3,14 +3,22 @@
 //! | file | layout | ids |
 //! |---|---|---|
 //! | QuanTemp evidence mapping (`.json`) | a list of `{"claim", "label"?, "evidences": [{"top_k_doc": [...]}]}` | position in the list |
-//! | evidence JSONL | `{"id", "claim", "evidence": [...], "label"?}` a line | `id` |
-//! | given evidence (`verify --evidence`) | evidence JSONL, `claim` optional, or a QuanTemp evidence mapping | `id` |
-//! | gold JSONL | `{"id", "label"}` a line | `id` |
-//! | predictions JSONL | `{"id", "label", "confidence", "evidence"}` a line | `id` |
+//! | evidence JSONL | `{"id"?, "claim", "evidence"?: [...], "context"?, "db_id"?, "label"?, "category"?}` a line | `id`, else the record's position (from 0) |
+//! | given evidence (`verify --evidence`) | evidence JSONL, `claim` optional, or a QuanTemp evidence mapping | as above |
+//! | gold JSONL | `{"id"?, "label", "category"?}` a line (other fields ignored) | as above |
+//! | predictions JSONL | `{"id", "label", "confidence", "evidence", …}` a line | `id` |
+//!
+//! The evidence JSONL takes the benchmarks' own schemas as they are: CoverBench's records
+//! (`claim`, one long `context` — text with tables —, `label` true/false or "Correct"/"Incorrect",
+//! metadata fields ignored) and ClaimDB's (`claim`, the database id `db_id`, `label`
+//! entailed/contradicted/not-enough-info, and for not-enough-info claims the `category`:
+//! out-of-schema, counterfactual or subjective). `evidence` and `context` may both be given; the
+//! context comes after the evidence list. An `id` is a string or a number.
 
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::table::{find_tables, FoundTable};
 use super::Label;
 use crate::error::{shorten, Error, Position, Result};
 use crate::io::{json_error, read_utf8, JsonlLines};
@@ -22,10 +30,69 @@ pub struct VerifyExample {
     pub id: String,
     /// Claim text.
     pub claim: String,
-    /// Evidence texts, best first.
+    /// Evidence texts, best first (they may hold tables: [`VerifyExample::tables`]).
     pub evidence: Vec<String>,
     /// Gold label, when known.
     pub label: Option<Label>,
+    /// The database the claim is checked against (ClaimDB's `db_id`), when it names one.
+    pub database: Option<String>,
+}
+
+impl VerifyExample {
+    /// A claim with its evidence and no database.
+    pub fn new(id: impl Into<String>, claim: impl Into<String>, evidence: Vec<String>, label: Option<Label>) -> VerifyExample {
+        VerifyExample { id: id.into(), claim: claim.into(), evidence, label, database: None }
+    }
+
+    /// The tables in each evidence text (HTML, JSON or Markdown; [`super::table`]), parsed.
+    pub fn tables(&self) -> Vec<Vec<FoundTable>> {
+        self.evidence.iter().map(|e| find_tables(e)).collect()
+    }
+}
+
+/// Why a not-enough-info claim cannot be decided, as ClaimDB sorts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NeiCategory {
+    /// The claim needs data the database does not have.
+    OutOfSchema,
+    /// The claim supposes something that did not happen.
+    Counterfactual,
+    /// The claim is a matter of opinion.
+    Subjective,
+}
+
+impl NeiCategory {
+    /// Every category.
+    pub const ALL: [NeiCategory; 3] = [NeiCategory::OutOfSchema, NeiCategory::Counterfactual, NeiCategory::Subjective];
+
+    /// Reads a category (case-insensitive; hyphens, underscores or spaces).
+    pub fn parse(text: &str) -> Option<NeiCategory> {
+        match text.trim().to_lowercase().replace(['_', ' '], "-").as_str() {
+            "out-of-schema" => Some(NeiCategory::OutOfSchema),
+            "counterfactual" => Some(NeiCategory::Counterfactual),
+            "subjective" => Some(NeiCategory::Subjective),
+            _ => None,
+        }
+    }
+
+    /// The name printed.
+    pub fn name(self) -> &'static str {
+        match self {
+            NeiCategory::OutOfSchema => "out-of-schema",
+            NeiCategory::Counterfactual => "counterfactual",
+            NeiCategory::Subjective => "subjective",
+        }
+    }
+}
+
+/// A gold label, with ClaimDB's not-enough-info category when the file gives one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gold {
+    /// The label.
+    pub label: Label,
+    /// Why the claim is not-enough-info.
+    pub category: Option<NeiCategory>,
 }
 
 /// A verdict for one claim.
@@ -40,6 +107,26 @@ pub struct Prediction {
     /// The evidence it saw.
     #[serde(default)]
     pub evidence: Vec<String>,
+    /// SQL statements run against the database (the database agent's explanation), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sql: Vec<String>,
+    /// Tool calls the database agent made (refused and malformed ones included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<usize>,
+    /// Statements refused (writes, more than one statement), with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+    /// Why the run failed, when it did: then `label` is only the task's fallback and
+    /// `verify-eval` counts the claim wrong, as ClaimDB does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+impl Prediction {
+    /// A verdict from a verifier that reads evidence texts.
+    pub fn verdict(id: impl Into<String>, label: Label, confidence: f64, evidence: Vec<String>) -> Prediction {
+        Prediction { id: id.into(), label, confidence, evidence, sql: Vec::new(), tool_calls: None, refused: Vec::new(), failure: None }
+    }
 }
 
 fn label_of(path: &Path, at: Position, field: &str, value: Option<&serde_json::Value>) -> Result<Option<Label>> {
@@ -49,15 +136,66 @@ fn label_of(path: &Path, at: Position, field: &str, value: Option<&serde_json::V
             path: path.to_path_buf(),
             at,
             field: field.into(),
-            expected: "True, False or Conflicting (also \"Half True/False\")".into(),
+            expected: "True, False, Conflicting or Not Enough Info (also \"Half True/False\", entailed, contradicted)".into(),
             found: shorten(s),
         }),
+        // CoverBench writes its binary label as a boolean.
+        Some(serde_json::Value::Bool(b)) => Ok(Some(if *b { Label::True } else { Label::False })),
         Some(other) => Err(Error::Parse { path: path.to_path_buf(), at, field: field.into(), expected: "a label string".into(), found: shorten(&other.to_string()) }),
     }
 }
 
+/// One line of an evidence, gold or given-evidence JSONL file (module doc).
+struct Line {
+    id: String,
+    claim: Option<String>,
+    evidence: Vec<String>,
+    label: Option<Label>,
+    database: Option<String>,
+    category: Option<NeiCategory>,
+    /// Whether the record has an `evidence` list or a `context`.
+    given: bool,
+    at: Position,
+}
+
+/// Reads the lines of a verification JSONL file: the one place ids, evidence, labels and
+/// categories are read and their errors worded.
+fn read_lines(path: &Path, text: &str) -> Result<Vec<Line>> {
+    JsonlLines::new(text)
+        .enumerate()
+        .map(|(position, record)| {
+            let v: serde_json::Value = serde_json::from_str(record.text).map_err(|e| json_error(path, record.at, &e))?;
+            let bad = |field: &str, expected: &str, found: &serde_json::Value| Error::Parse { path: path.to_path_buf(), at: record.at, field: field.into(), expected: expected.into(), found: shorten(&found.to_string()) };
+            let string = |field: &str| match v.get(field) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+                Some(other) => Err(bad(field, "a string", other)),
+            };
+            let id = match v.get("id") {
+                None | Some(serde_json::Value::Null) => position.to_string(),
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(serde_json::Value::Number(n)) => n.to_string(),
+                Some(other) => return Err(bad("id", "a string or a number", other)),
+            };
+            let mut evidence = match v.get("evidence") {
+                None | Some(serde_json::Value::Null) => Vec::new(),
+                Some(serde_json::Value::Array(texts)) => texts.iter().enumerate().map(|(i, t)| t.as_str().map(str::to_string).ok_or_else(|| bad(&format!("evidence[{i}]"), "a string", t))).collect::<Result<Vec<_>>>()?,
+                Some(other) => return Err(bad("evidence", "an array of strings", other)),
+            };
+            let context = string("context")?;
+            let given = context.is_some() || v.get("evidence").is_some_and(|e| !e.is_null());
+            evidence.extend(context);
+            let category = match string("category")? {
+                None => None,
+                Some(c) => Some(NeiCategory::parse(&c).ok_or_else(|| bad("category", "out-of-schema, counterfactual or subjective", &serde_json::Value::String(c)))?),
+            };
+            Ok(Line { id, claim: string("claim")?, evidence, label: label_of(path, record.at, "label", v.get("label"))?, database: string("db_id")?, category, given, at: record.at })
+        })
+        .collect()
+}
+
 /// Reads claims with evidence (and gold labels when present) from a QuanTemp evidence mapping
-/// (`.json`) or evidence JSONL.
+/// (`.json`) or evidence JSONL (CoverBench and ClaimDB records included).
 pub fn read_examples(path: &Path) -> Result<Vec<VerifyExample>> {
     let text = read_utf8(path)?;
     let start = Position { line: 1, column: Some(1) };
@@ -69,60 +207,47 @@ pub fn read_examples(path: &Path) -> Result<Vec<VerifyExample>> {
             .map(|(i, item)| {
                 let claim = item["claim"].as_str().ok_or_else(|| Error::Parse { path: path.to_path_buf(), at: start, field: format!("[{i}].claim"), expected: "a string".into(), found: shorten(&item["claim"].to_string()) })?;
                 let evidence = item["evidences"].as_array().into_iter().flatten().flat_map(|e| e["top_k_doc"].as_array().into_iter().flatten()).filter_map(|d| d.as_str()).map(str::to_string).collect();
-                Ok(VerifyExample { id: i.to_string(), claim: claim.replace("/n", " "), evidence, label: label_of(path, start, &format!("[{i}].label"), item.get("label"))? })
+                Ok(VerifyExample::new(i.to_string(), claim.replace("/n", " "), evidence, label_of(path, start, &format!("[{i}].label"), item.get("label"))?))
             })
             .collect();
     }
-    JsonlLines::new(&text)
-        .map(|record| {
-            let v: serde_json::Value = serde_json::from_str(record.text).map_err(|e| json_error(path, record.at, &e))?;
-            let field = |name: &str| v.get(name).and_then(|x| x.as_str()).map(str::to_string);
-            let id = field("id").ok_or_else(|| Error::Parse { path: path.to_path_buf(), at: record.at, field: "id".into(), expected: "a string".into(), found: "nothing".into() })?;
-            let claim = field("claim").ok_or_else(|| Error::Parse { path: path.to_path_buf(), at: record.at, field: "claim".into(), expected: "a string".into(), found: "nothing".into() })?;
-            let evidence = v["evidence"].as_array().into_iter().flatten().filter_map(|d| d.as_str()).map(str::to_string).collect();
-            Ok(VerifyExample { id, claim, evidence, label: label_of(path, record.at, "label", v.get("label"))? })
+    read_lines(path, &text)?
+        .into_iter()
+        .map(|line| {
+            let claim = line.claim.ok_or_else(|| Error::Parse { path: path.to_path_buf(), at: line.at, field: "claim".into(), expected: "a string".into(), found: "nothing".into() })?;
+            Ok(VerifyExample { id: line.id, claim, evidence: line.evidence, label: line.label, database: line.database })
         })
         .collect()
 }
 
-/// Reads the evidence given per claim (`verify --evidence`): JSONL `{"id", "evidence": [...]}`
-/// (other fields ignored) or a QuanTemp evidence mapping; claim id → evidence texts.
+/// Reads the evidence given per claim (`verify --evidence`): evidence JSONL (`evidence` and/or
+/// `context`; other fields ignored) or a QuanTemp evidence mapping; claim id → evidence texts.
 pub fn read_evidence(path: &Path) -> Result<HashMap<String, Vec<String>>> {
     if path.extension().is_some_and(|e| e == "json") {
         return Ok(read_examples(path)?.into_iter().map(|e| (e.id, e.evidence)).collect());
     }
-    let text = read_utf8(path)?;
-    let mut given = HashMap::new();
-    for record in JsonlLines::new(&text) {
-        let v: serde_json::Value = serde_json::from_str(record.text).map_err(|e| json_error(path, record.at, &e))?;
-        let bad = |field: &str, expected: &str, found: &serde_json::Value| Error::Parse { path: path.to_path_buf(), at: record.at, field: field.into(), expected: expected.into(), found: shorten(&found.to_string()) };
-        let id = v["id"].as_str().ok_or_else(|| bad("id", "a string", &v["id"]))?;
-        let texts = v["evidence"].as_array().ok_or_else(|| bad("evidence", "an array of strings", &v["evidence"]))?;
-        let texts = texts.iter().enumerate().map(|(i, t)| t.as_str().map(str::to_string).ok_or_else(|| bad(&format!("evidence[{i}]"), "a string", t))).collect::<Result<Vec<_>>>()?;
-        given.insert(id.to_string(), texts);
-    }
-    Ok(given)
+    read_lines(path, &read_utf8(path)?)?
+        .into_iter()
+        .map(|line| match line.given {
+            true => Ok((line.id, line.evidence)),
+            false => Err(Error::Parse { path: path.to_path_buf(), at: line.at, field: "evidence".into(), expected: "an array of strings (or a \"context\" string)".into(), found: "nothing".into() }),
+        })
+        .collect()
 }
 
-/// Reads gold labels: JSONL `{"id", "label"}`, or the labels of a QuanTemp evidence mapping.
-pub fn read_gold(path: &Path) -> Result<HashMap<String, Label>> {
+/// Reads gold labels: JSONL `{"id", "label", "category"?}`, or the labels of a QuanTemp evidence
+/// mapping.
+pub fn read_gold(path: &Path) -> Result<HashMap<String, Gold>> {
     if path.extension().is_some_and(|e| e == "json") {
-        return Ok(read_examples(path)?.into_iter().filter_map(|e| e.label.map(|l| (e.id, l))).collect());
+        return Ok(read_examples(path)?.into_iter().filter_map(|e| e.label.map(|label| (e.id, Gold { label, category: None }))).collect());
     }
-    let text = read_utf8(path)?;
-    let mut gold = HashMap::new();
-    for record in JsonlLines::new(&text) {
-        let v: serde_json::Value = serde_json::from_str(record.text).map_err(|e| json_error(path, record.at, &e))?;
-        let id = match &v["id"] {
-            serde_json::Value::String(s) => s.clone(),
-            serde_json::Value::Number(n) => n.to_string(),
-            other => return Err(Error::Parse { path: path.to_path_buf(), at: record.at, field: "id".into(), expected: "a string".into(), found: shorten(&other.to_string()) }),
-        };
-        let label = label_of(path, record.at, "label", v.get("label"))?
-            .ok_or_else(|| Error::Parse { path: path.to_path_buf(), at: record.at, field: "label".into(), expected: "a label".into(), found: "nothing".into() })?;
-        gold.insert(id, label);
-    }
-    Ok(gold)
+    read_lines(path, &read_utf8(path)?)?
+        .into_iter()
+        .map(|line| {
+            let label = line.label.ok_or_else(|| Error::Parse { path: path.to_path_buf(), at: line.at, field: "label".into(), expected: "a label".into(), found: "nothing".into() })?;
+            Ok((line.id, Gold { label, category: line.category }))
+        })
+        .collect()
 }
 
 /// Reads predictions JSONL.
@@ -135,7 +260,10 @@ pub fn read_predictions(path: &Path) -> Result<Vec<Prediction>> {
                 .ok_or_else(|| Error::Parse { path: path.to_path_buf(), at: record.at, field: "label".into(), expected: "a label".into(), found: "nothing".into() })?;
             let id = v["id"].as_str().map(str::to_string).or_else(|| v["id"].as_u64().map(|n| n.to_string()));
             let id = id.ok_or_else(|| Error::Parse { path: path.to_path_buf(), at: record.at, field: "id".into(), expected: "a string".into(), found: shorten(&v["id"].to_string()) })?;
-            Ok(Prediction { id, label, confidence: v["confidence"].as_f64().unwrap_or(1.0), evidence: Vec::new() })
+            let mut prediction = Prediction::verdict(id, label, v["confidence"].as_f64().unwrap_or(1.0), Vec::new());
+            prediction.tool_calls = v["tool_calls"].as_u64().map(|n| n as usize);
+            prediction.failure = v["failure"].as_str().map(str::to_string);
+            Ok(prediction)
         })
         .collect()
 }

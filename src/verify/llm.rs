@@ -7,6 +7,15 @@
 //! with the malformed answer shown back, as CoverBench does; if the second answer is malformed too,
 //! the claim gets [`LabelSet::fallback`] with confidence 0 and is counted
 //! ([`LlmVerifier::unparsed`]). Every answer is cached by [`ChatClient`], so a rerun makes no calls.
+//!
+//! **Long contexts** ([`ContextPolicy`]). Tables in the evidence are sent as written, or each
+//! rewritten as a Markdown table (`--tables markdown`: compact, and one shape for HTML, JSON and
+//! Markdown alike). The evidence then goes in within a token budget (`--context-tokens`, 8,000
+//! by default): tokens are estimated as one per 4 bytes of UTF-8 (the usual rule of thumb for
+//! English with BPE tokenizers; quantir has no tokenizer for an arbitrary remote model), and when
+//! the numbered evidence exceeds the budget it is trimmed **from the beginning**, as CoverBench
+//! trims a context longer than the model's window: the first bytes are dropped up to the next
+//! whitespace after the cut, and `[… N characters trimmed]` marks the place.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -14,6 +23,55 @@ use super::{Label, LabelSet, Prediction, VerifyExample};
 use crate::error::Result;
 use crate::io::Progress;
 use crate::plan::ChatClient;
+
+/// How evidence is written into the prompt (module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextPolicy {
+    /// Token budget for the evidence (0: no limit).
+    pub max_tokens: usize,
+    /// How tables are sent.
+    pub tables: TableStyle,
+}
+
+impl Default for ContextPolicy {
+    /// 8,000 tokens: CoverBench's contexts average 3,500 tokens, and 8,000 leave room for the
+    /// prompt within the smallest current windows.
+    fn default() -> Self {
+        ContextPolicy { max_tokens: 8000, tables: TableStyle::Keep }
+    }
+}
+
+/// How tables in evidence are sent to the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TableStyle {
+    /// As written in the evidence (HTML, JSON or Markdown).
+    #[default]
+    Keep,
+    /// Each table rewritten as a Markdown pipe table.
+    Markdown,
+}
+
+/// Bytes per token in the budget's estimate (module doc).
+const BYTES_PER_TOKEN: usize = 4;
+
+/// `text` cut to `max_tokens` (module doc): the end kept, the beginning trimmed.
+pub fn fit_to_budget(text: &str, max_tokens: usize) -> String {
+    let budget = max_tokens.saturating_mul(BYTES_PER_TOKEN);
+    if max_tokens == 0 || text.len() <= budget {
+        return text.to_string();
+    }
+    let mut cut = text.len() - budget;
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    // Start at a word: past the next whitespace, when there is one soon enough.
+    if let Some(space) = text[cut..].find(char::is_whitespace).filter(|&i| i < 64) {
+        cut += space;
+    }
+    let kept = text[cut..].trim_start();
+    format!("[… {} characters trimmed] {kept}", text[..text.len() - kept.len()].chars().count())
+}
 
 /// `"True" | "False" | "Conflicting"` for the allowed labels.
 fn choices(labels: LabelSet) -> String {
@@ -33,14 +91,20 @@ fn reask(labels: LabelSet) -> String {
     format!("That answer was not the JSON asked for. Answer only with {{\"label\": {}, \"confidence\": 0..1}}.", choices(labels))
 }
 
-fn prompt(claim: &str, evidence: &[String], labels: LabelSet) -> String {
+fn prompt(claim: &str, evidence: &[String], labels: LabelSet, context: ContextPolicy) -> String {
     let mut p = format!("Claim: {claim}\n\nEvidence:\n");
     if evidence.is_empty() {
         p.push_str("(none)\n");
     }
+    let mut numbered = String::new();
     for (i, e) in evidence.iter().enumerate() {
-        p.push_str(&format!("{}. {}\n", i + 1, e.trim()));
+        let e = match context.tables {
+            TableStyle::Keep => e.trim().to_string(),
+            TableStyle::Markdown => super::table::tables_as_markdown(e, &super::table::find_tables(e)).trim().to_string(),
+        };
+        numbered.push_str(&format!("{}. {e}\n", i + 1));
     }
+    p.push_str(&fit_to_budget(&numbered, context.max_tokens));
     let names: Vec<&str> = labels
         .labels()
         .into_iter()
@@ -72,19 +136,34 @@ pub fn parse_verdict(answer: &str) -> Option<(Label, f64)> {
     Label::parse(word).map(|l| (l, 1.0))
 }
 
+/// The verdict in `answer` if `labels` allow it. An answer of "not enough info" ("cannot be
+/// verified") where the task has no such label is the task's [`LabelSet::fallback`] — False for a
+/// binary task, as CoverBench counts "cannot be verified" as Incorrect.
+pub fn allowed_verdict(answer: &str, labels: LabelSet) -> Option<(Label, f64)> {
+    let (label, confidence) = parse_verdict(answer)?;
+    if labels.contains(label) {
+        Some((label, confidence))
+    } else if label == Label::NotEnoughInfo {
+        Some((labels.fallback(), confidence))
+    } else {
+        None
+    }
+}
+
 /// The verifier.
 pub struct LlmVerifier {
     chat: ChatClient,
     top: usize,
     labels: LabelSet,
+    context: ContextPolicy,
     /// Claims whose two answers were both malformed.
     pub unparsed: AtomicUsize,
 }
 
 impl LlmVerifier {
     /// A verifier reading `top` evidence texts per claim, answering with one of `labels`.
-    pub fn new(chat: ChatClient, top: usize, labels: LabelSet) -> LlmVerifier {
-        LlmVerifier { chat, top, labels, unparsed: AtomicUsize::new(0) }
+    pub fn new(chat: ChatClient, top: usize, labels: LabelSet, context: ContextPolicy) -> LlmVerifier {
+        LlmVerifier { chat, top, labels, context, unparsed: AtomicUsize::new(0) }
     }
 
     /// Verdicts for `examples`, `concurrency` claims at a time.
@@ -102,8 +181,8 @@ impl LlmVerifier {
 
     fn one(&self, example: &VerifyExample) -> Result<Prediction> {
         let evidence: Vec<String> = example.evidence.iter().take(self.top).cloned().collect();
-        let (system, user) = (system(self.labels), prompt(&example.claim, &evidence, self.labels));
-        let allowed = |answer: &str| parse_verdict(answer).filter(|(label, _)| self.labels.contains(*label));
+        let (system, user) = (system(self.labels), prompt(&example.claim, &evidence, self.labels, self.context));
+        let allowed = |answer: &str| allowed_verdict(answer, self.labels);
         let first = self.chat.chat(&[("system", &system), ("user", &user)])?;
         let verdict = match allowed(&first) {
             Some(v) => Some(v),
@@ -113,7 +192,7 @@ impl LlmVerifier {
             self.unparsed.fetch_add(1, Ordering::Relaxed);
             (self.labels.fallback(), 0.0)
         });
-        Ok(Prediction { id: example.id.clone(), label, confidence, evidence })
+        Ok(Prediction::verdict(example.id.clone(), label, confidence, evidence))
     }
 }
 
@@ -128,5 +207,26 @@ mod tests {
         assert_eq!(parse_verdict("True."), Some((Label::True, 1.0)));
         assert_eq!(parse_verdict("I think it is probably false"), None);
         assert_eq!(parse_verdict(r#"{"label": "maybe"}"#), None);
+    }
+
+    #[test]
+    fn cannot_be_verified_is_false_in_a_binary_task() {
+        let binary = LabelSet::parse("true,false").unwrap();
+        assert_eq!(allowed_verdict(r#"{"label": "cannot be verified", "confidence": 0.6}"#, binary), Some((Label::False, 0.6)));
+        assert_eq!(allowed_verdict("Conflicting", binary), None, "a label the task lacks is re-asked");
+    }
+
+    #[test]
+    fn long_contexts_keep_their_end() {
+        assert_eq!(fit_to_budget("short", 2), "short");
+        assert_eq!(fit_to_budget("anything", 0), "anything");
+        let text = format!("{}the end", "word ".repeat(100));
+        let fitted = fit_to_budget(&text, 5);
+        assert!(fitted.ends_with("word the end"), "{fitted}");
+        let kept = fitted.split("] ").nth(1).unwrap();
+        assert!(kept.len() <= 20);
+        assert_eq!(fitted, format!("[… {} characters trimmed] {kept}", text.len() - kept.len()));
+        // Never inside a character.
+        assert!(fit_to_budget(&"é".repeat(50), 3).ends_with('é'));
     }
 }

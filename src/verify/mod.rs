@@ -4,45 +4,59 @@
 //! (label, confidence, the evidence used) and [`VerifyScores`] (accuracy, per-class precision /
 //! recall / F1, macro- and weighted-F1, confusion matrix — scikit-learn's definitions).
 //!
-//! Labels ([`Label`]) are QuanTemp's three classes; "Half True/False", "half-true", "mixture" and
-//! "conflicting" are one class, `Conflicting`. The verifier that works out of the box is
+//! Labels ([`Label`]) are QuanTemp's three classes — "Half True/False", "half-true", "mixture" and
+//! "conflicting" are one class, `Conflicting` — and a fourth, `NotEnoughInfo`, for tasks that score
+//! abstention as a class of its own (ClaimDB's not-enough-info). Evidence may hold tables (HTML,
+//! JSON, Markdown), parsed by [`table`]; a claim may be checked against a database instead
+//! ([`sql`], [`agent`]). The verifier that works out of the box is
 //! [`trained`]: quantir's own linear model over character n-grams of claim and evidence (and, on
 //! request, dense-encoder and numeric-consistency features);
 //! [`llm`] asks an OpenAI-compatible chat API; [`nli`] runs a sequence-classification ONNX model.
 
+pub mod agent;
 mod data;
 mod features;
 mod linear;
 pub mod llm;
 pub mod nli;
 mod scores;
+pub mod sql;
+pub mod table;
 pub mod text;
 pub mod trained;
 
-pub use data::{read_evidence, read_examples, read_gold, read_predictions, Prediction, VerifyExample};
-pub use scores::{fold_macro_f1, score, ClassScores, VerifyScores};
+pub use data::{read_evidence, read_examples, read_gold, read_predictions, Gold, NeiCategory, Prediction, VerifyExample};
+pub use scores::{fold_macro_f1, nei_categories, score, score_outcomes, CategoryScores, ClassScores, ToolCallStats, VerifyScores};
 
 /// A verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Label {
-    /// The claim holds.
+    /// The claim holds (also "supported", "entailed", CoverBench's "Correct").
     True,
-    /// The claim does not hold.
+    /// The claim does not hold (also "refuted", "contradicted", CoverBench's "Incorrect").
     False,
     /// Partly true, partly false, or disputed ("Half True/False" in QuanTemp).
     Conflicting,
+    /// The evidence does not decide the claim (ClaimDB's not-enough-info; "cannot be verified").
+    #[serde(rename = "Not Enough Info")]
+    NotEnoughInfo,
 }
 
 impl Label {
-    /// The three labels, in the order of confusion matrices and model outputs.
-    pub const ALL: [Label; 3] = [Label::True, Label::False, Label::Conflicting];
+    /// Every label, in the order of confusion matrices and of [`Label::index`].
+    pub const ALL: [Label; 4] = [Label::True, Label::False, Label::Conflicting, Label::NotEnoughInfo];
+
+    /// QuanTemp's three classes: what quantir's trained verifier learns and outputs, in
+    /// [`Label::index`] order.
+    pub const VERDICTS: [Label; 3] = [Label::True, Label::False, Label::Conflicting];
 
     /// Reads a label in any of the spellings datasets use (case-insensitive).
     pub fn parse(text: &str) -> Option<Label> {
         match text.trim().to_lowercase().as_str() {
-            "true" | "supported" | "supports" | "entailment" => Some(Label::True),
-            "false" | "refuted" | "refutes" | "contradiction" => Some(Label::False),
-            "half true/false" | "half-true" | "half true" | "conflicting" | "mixture" | "mixed" | "neutral" | "not enough info" | "not-enough-info" | "not_enough_info" | "nei" => Some(Label::Conflicting),
+            "true" | "supported" | "supports" | "entailment" | "entailed" | "correct" => Some(Label::True),
+            "false" | "refuted" | "refutes" | "contradiction" | "contradicted" | "incorrect" => Some(Label::False),
+            "half true/false" | "half-true" | "half true" | "conflicting" | "mixture" | "mixed" | "neutral" => Some(Label::Conflicting),
+            "not enough info" | "not-enough-info" | "not_enough_info" | "not enough information" | "notenoughinfo" | "nei" | "cannot be verified" => Some(Label::NotEnoughInfo),
             _ => None,
         }
     }
@@ -58,27 +72,29 @@ impl Label {
             Label::True => "True",
             Label::False => "False",
             Label::Conflicting => "Conflicting",
+            Label::NotEnoughInfo => "Not Enough Info",
         }
     }
 }
 
-/// The verdicts a task allows (`--labels`): all three by default, two for a binary task such as
-/// CoverBench's (True / False), where `Conflicting` also stands for "not enough info".
+/// The verdicts a task allows (`--labels`): QuanTemp's three by default; two for a binary task
+/// such as CoverBench's (True / False, where "cannot be verified" counts as False); ClaimDB's
+/// true,false,not-enough-info.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LabelSet([bool; 3]);
+pub struct LabelSet([bool; 4]);
 
 impl Default for LabelSet {
     fn default() -> Self {
-        LabelSet([true; 3])
+        LabelSet([true, true, true, false])
     }
 }
 
 impl LabelSet {
     /// Reads a comma-separated list of at least two labels, in any spelling [`Label::parse`] takes.
     pub fn parse(list: &str) -> std::result::Result<LabelSet, String> {
-        let mut allowed = [false; 3];
+        let mut allowed = [false; 4];
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let label = Label::parse(name).ok_or_else(|| format!("unknown label {name:?}; expected true, false or conflicting (or not-enough-info)"))?;
+            let label = Label::parse(name).ok_or_else(|| format!("unknown label {name:?}; expected true, false, conflicting or not-enough-info"))?;
             allowed[label.index()] = true;
         }
         if allowed.iter().filter(|&&a| a).count() < 2 {
@@ -97,23 +113,48 @@ impl LabelSet {
         Label::ALL.into_iter().filter(|&l| self.contains(l)).collect()
     }
 
-    /// The verdict when there is nothing to judge by (no evidence, no parsable answer):
-    /// Conflicting when allowed (it doubles as "not enough info"), otherwise False.
+    /// The verdict when there is nothing to judge by (no evidence, no parsable answer, an answer
+    /// the task does not allow): Not Enough Info when allowed, else Conflicting when allowed (it
+    /// stands for "not enough info" in QuanTemp's three classes), else False (CoverBench counts
+    /// "cannot be verified" as Incorrect).
     pub fn fallback(self) -> Label {
-        if self.contains(Label::Conflicting) {
-            Label::Conflicting
-        } else {
-            Label::False
-        }
+        [Label::NotEnoughInfo, Label::Conflicting].into_iter().find(|&l| self.contains(l)).unwrap_or(Label::False)
     }
 
-    /// The most probable allowed verdict for class probabilities `p` (in [`Label::ALL`] order),
-    /// with its probability renormalised over the allowed labels; ties go to the earlier label.
-    pub fn pick(self, p: [f64; 3]) -> (Label, f64) {
+    /// The most probable allowed verdict for class probabilities `p` (`p[i]` for the label of
+    /// [`Label::index`] `i`; labels past the end have probability 0), with its probability
+    /// renormalised over the allowed labels; ties go to the earlier label.
+    pub fn pick(self, p: &[f64]) -> (Label, f64) {
+        let prob = |l: Label| p.get(l.index()).copied().unwrap_or(0.0);
         let allowed = self.labels();
-        let best = allowed.iter().copied().fold(allowed[0], |b, l| if p[l.index()] > p[b.index()] { l } else { b });
-        let total: f64 = allowed.iter().map(|l| p[l.index()]).sum();
-        (best, if total > 0.0 { p[best.index()] / total } else { 0.0 })
+        let best = allowed.iter().copied().fold(allowed[0], |b, l| if prob(l) > prob(b) { l } else { b });
+        let total: f64 = allowed.iter().map(|&l| prob(l)).sum();
+        (best, if total > 0.0 { prob(best) / total } else { 0.0 })
+    }
+}
+
+/// Which verifier (`--verifier`), parsed once from `trained:DIR`, `onnx:DIR` or `llm:MODEL`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerifierSpec {
+    /// quantir's trained verifier, from `quantir train-verifier`.
+    Trained(std::path::PathBuf),
+    /// A sequence-classification ONNX model with `quantir-verifier.json` ([`nli`]).
+    Onnx(std::path::PathBuf),
+    /// An OpenAI-compatible chat model ([`llm`]; with a database, [`agent`]).
+    Llm(String),
+}
+
+impl std::str::FromStr for VerifierSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        let (kind, value) = s.split_once(':').unwrap_or((s, ""));
+        match (kind, value.is_empty()) {
+            ("trained", false) => Ok(VerifierSpec::Trained(value.into())),
+            ("onnx", false) => Ok(VerifierSpec::Onnx(value.into())),
+            ("llm", false) => Ok(VerifierSpec::Llm(value.into())),
+            _ => Err(format!("unknown verifier {s:?}: use trained:DIR, onnx:DIR or llm:MODEL")),
+        }
     }
 }
 
@@ -122,20 +163,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn verifier_specs() {
+        assert_eq!("trained:verifiers/q".parse::<VerifierSpec>(), Ok(VerifierSpec::Trained("verifiers/q".into())));
+        assert_eq!("llm:gpt-4o".parse::<VerifierSpec>(), Ok(VerifierSpec::Llm("gpt-4o".into())));
+        assert!("bert:x".parse::<VerifierSpec>().unwrap_err().contains("unknown verifier \"bert:x\""));
+        assert!("llm:".parse::<VerifierSpec>().is_err());
+    }
+
+    #[test]
     fn spellings() {
         assert_eq!(Label::parse("Half True/False"), Some(Label::Conflicting));
         assert_eq!(Label::parse(" FALSE "), Some(Label::False));
         assert_eq!(Label::parse("maybe"), None);
-        assert_eq!(Label::parse("NOT ENOUGH INFO"), Some(Label::Conflicting));
+        assert_eq!(Label::parse("NOT ENOUGH INFO"), Some(Label::NotEnoughInfo));
+        assert_eq!(Label::parse("Entailed"), Some(Label::True));
+        assert_eq!(Label::parse("incorrect"), Some(Label::False));
     }
 
     #[test]
     fn label_sets_pick_among_the_allowed() {
         let binary = LabelSet::parse("true,false").unwrap();
-        let (label, confidence) = binary.pick([0.2, 0.3, 0.5]);
+        let (label, confidence) = binary.pick(&[0.2, 0.3, 0.5]);
         assert_eq!(label, Label::False);
         assert!((confidence - 0.6).abs() < 1e-12);
-        assert_eq!(LabelSet::default().pick([0.2, 0.3, 0.5]), (Label::Conflicting, 0.5));
+        assert_eq!(LabelSet::default().pick(&[0.2, 0.3, 0.5]), (Label::Conflicting, 0.5));
+        assert_eq!(binary.fallback(), Label::False);
+        assert_eq!(LabelSet::default().fallback(), Label::Conflicting);
+        let claimdb = LabelSet::parse("entailed,contradicted,not-enough-info").unwrap();
+        assert_eq!(claimdb.fallback(), Label::NotEnoughInfo);
+        // A model without a Not Enough Info class never picks it.
+        assert_eq!(claimdb.pick(&[0.2, 0.1, 0.7]).0, Label::True);
         assert!(LabelSet::parse("true").is_err());
         assert!(LabelSet::parse("true,maybe").unwrap_err().contains("unknown label \"maybe\""));
     }

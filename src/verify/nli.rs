@@ -33,7 +33,7 @@ pub struct NliConfig {
     pub tokenizer: String,
     /// The model's labels in logit order.
     pub labels: Vec<String>,
-    /// Label → verdict (`True`, `False`, `Conflicting`).
+    /// Label → verdict (`True`, `False`, `Conflicting`, `Not Enough Info`).
     pub map: std::collections::BTreeMap<String, String>,
     /// Tokens per (evidence, claim) pair.
     #[serde(default = "default_max_length")]
@@ -61,12 +61,15 @@ impl NliVerifier {
         let bad = |message: String| Error::InvalidArgument { name: "--verifier", message };
         let text = crate::io::read_utf8(&config_path).map_err(|e| bad(format!("{e}\n\nhint: an onnx: verifier folder holds quantir-verifier.json, the model and its tokenizer")))?;
         let config: NliConfig = serde_json::from_str(&text).map_err(|e| crate::io::json_error(&config_path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
+        if config.labels.is_empty() {
+            return Err(bad(format!("{}: labels: expected the model's labels in logit order, found an empty list", config_path.display())));
+        }
         let verdicts = config
             .labels
             .iter()
             .map(|l| match config.map.get(l) {
                 None => Ok(None),
-                Some(v) => Label::parse(v).map(Some).ok_or_else(|| bad(format!("{}: map.{l}: expected True, False or Conflicting, found {v:?}", config_path.display()))),
+                Some(v) => Label::parse(v).map(Some).ok_or_else(|| bad(format!("{}: map.{l}: expected True, False, Conflicting or Not Enough Info, found {v:?}", config_path.display()))),
             })
             .collect::<Result<Vec<_>>>()?;
         let env = crate::index::dense::encoder::environment(runtime)?;
@@ -81,7 +84,7 @@ impl NliVerifier {
     }
 
     /// Verdict probabilities (True, False, Conflicting) for each (evidence, claim) pair.
-    fn pair_probabilities(&self, pairs: Vec<(String, String)>) -> Result<Vec<[f64; 3]>> {
+    fn pair_probabilities(&self, pairs: Vec<(String, String)>) -> Result<Vec<[f64; 4]>> {
         let encodings = self.tokenizer.encode_batch(pairs, true).map_err(|e| Error::InvalidArgument { name: "--verifier", message: e.to_string() })?;
         let width = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(1).max(1);
         let n = encodings.len();
@@ -114,7 +117,7 @@ impl NliVerifier {
                 let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                 let exp: Vec<f64> = row.iter().map(|x| f64::from(x - max).exp()).collect();
                 let sum: f64 = exp.iter().sum();
-                let mut p = [0f64; 3];
+                let mut p = [0f64; Label::ALL.len()];
                 for (e, verdict) in exp.iter().zip(&self.verdicts) {
                     if let Some(v) = verdict {
                         p[v.index()] += e / sum;
@@ -135,10 +138,10 @@ impl NliVerifier {
                 (labels.fallback(), 0.0)
             } else {
                 let probabilities = self.pair_probabilities(evidence.iter().map(|ev| (ev.clone(), e.claim.clone())).collect())?;
-                let mean: [f64; 3] = std::array::from_fn(|c| probabilities.iter().map(|p| p[c]).sum::<f64>() / probabilities.len() as f64);
-                labels.pick(mean)
+                let mean: [f64; 4] = std::array::from_fn(|c| probabilities.iter().map(|p| p[c]).sum::<f64>() / probabilities.len() as f64);
+                labels.pick(&mean)
             };
-            out.push(Prediction { id: e.id.clone(), label, confidence, evidence });
+            out.push(Prediction::verdict(e.id.clone(), label, confidence, evidence));
             progress.advance(1);
         }
         progress.finish();

@@ -1,13 +1,19 @@
 //! Scoring verdicts as scikit-learn does (`accuracy_score`, `precision_recall_fscore_support`,
 //! `f1_score(average="macro"|"weighted")`, `confusion_matrix`).
 //!
-//! Per class c: precision = TP / (TP + FP), recall = TP / (TP + FN), F1 = 2PR / (P + R), each 0
-//! when its denominator is 0 (scikit-learn's `zero_division=0`). Macro-F1 is the mean over the
-//! classes present in the gold labels or the predictions; weighted-F1 weighs each class's F1 by
-//! its gold support. The confusion matrix has gold rows and predicted columns, in [`Label::ALL`]
-//! order.
+//! The labels scored are those that occur among the gold labels or the predictions, in
+//! [`Label::ALL`] order (scikit-learn's `unique_labels`, in quantir's order). Per label c:
+//! precision = TP / (TP + FP), recall = TP / (TP + FN), F1 = 2PR / (P + R), each 0 when its
+//! denominator is 0 (scikit-learn's `zero_division=0`). Macro-F1 is the mean over those labels;
+//! weighted-F1 weighs each label's F1 by its gold support. The confusion matrix has gold rows and
+//! predicted columns in the order of [`VerifyScores::labels`].
+//!
+//! A *failed* run (no verdict: a database agent past its call budget, answers malformed twice) is
+//! wrong, as ClaimDB scores it: it counts as a miss (FN) for its gold label, is a false positive
+//! for no label, and has no column in the confusion matrix — scikit-learn's figures with a
+//! pseudo-label "failed" in `y_pred` left out of `labels=`.
 
-use super::Label;
+use super::{Gold, Label, NeiCategory};
 
 /// One class's figures.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -27,50 +33,113 @@ pub struct ClassScores {
 pub struct VerifyScores {
     /// Share of correct verdicts.
     pub accuracy: f64,
-    /// Mean F1 over the classes that occur.
+    /// Mean F1 over the labels scored.
     pub macro_f1: f64,
     /// F1 weighted by gold support.
     pub weighted_f1: f64,
-    /// Per class, by name.
+    /// Per label scored, by name.
     pub per_class: std::collections::BTreeMap<String, ClassScores>,
-    /// Gold rows × predicted columns, in True, False, Conflicting order.
-    pub confusion: [[usize; 3]; 3],
+    /// The labels scored (module doc), by name: the order of `confusion`'s rows and columns.
+    pub labels: Vec<String>,
+    /// Gold rows × predicted columns.
+    pub confusion: Vec<Vec<usize>>,
     /// Examples scored.
     pub examples: usize,
+    /// Examples whose run failed (counted wrong).
+    pub failed: usize,
 }
 
 /// Scores `(gold, predicted)` pairs.
 pub fn score(pairs: &[(Label, Label)]) -> VerifyScores {
-    let mut confusion = [[0usize; 3]; 3];
+    score_outcomes(&pairs.iter().map(|&(g, p)| (g, Some(p))).collect::<Vec<_>>())
+}
+
+/// Scores `(gold, predicted)` pairs where `None` is a failed run (module doc).
+pub fn score_outcomes(pairs: &[(Label, Option<Label>)]) -> VerifyScores {
+    const N: usize = Label::ALL.len();
+    let mut confusion = [[0usize; N]; N];
+    let mut missed = [0usize; N];
     for &(g, p) in pairs {
-        confusion[g.index()][p.index()] += 1;
+        match p {
+            Some(p) => confusion[g.index()][p.index()] += 1,
+            None => missed[g.index()] += 1,
+        }
     }
     let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let predicted = |c: usize| (0..N).map(|g| confusion[g][c]).sum::<usize>();
+    let support = |c: usize| confusion[c].iter().sum::<usize>() + missed[c];
+    let scored: Vec<Label> = Label::ALL.into_iter().filter(|l| support(l.index()) + predicted(l.index()) > 0).collect();
     let mut per_class = std::collections::BTreeMap::new();
-    let (mut macro_sum, mut present, mut weighted) = (0.0, 0, 0.0);
-    for label in Label::ALL {
+    let (mut macro_sum, mut weighted) = (0.0, 0.0);
+    for &label in &scored {
         let c = label.index();
         let tp = confusion[c][c];
-        let predicted: usize = (0..3).map(|g| confusion[g][c]).sum();
-        let support: usize = confusion[c].iter().sum();
-        let precision = ratio(tp, predicted);
-        let recall = ratio(tp, support);
+        let precision = ratio(tp, predicted(c));
+        let recall = ratio(tp, support(c));
         let f1 = if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) };
-        if support + predicted > 0 {
-            macro_sum += f1;
-            present += 1;
-        }
-        weighted += f1 * support as f64;
-        per_class.insert(label.name().to_string(), ClassScores { precision, recall, f1, support });
+        macro_sum += f1;
+        weighted += f1 * support(c) as f64;
+        per_class.insert(label.name().to_string(), ClassScores { precision, recall, f1, support: support(c) });
     }
-    let correct: usize = (0..3).map(|c| confusion[c][c]).sum();
+    let correct: usize = (0..N).map(|c| confusion[c][c]).sum();
     VerifyScores {
         accuracy: ratio(correct, pairs.len()),
-        macro_f1: if present == 0 { 0.0 } else { macro_sum / present as f64 },
+        macro_f1: if scored.is_empty() { 0.0 } else { macro_sum / scored.len() as f64 },
         weighted_f1: if pairs.is_empty() { 0.0 } else { weighted / pairs.len() as f64 },
         per_class,
-        confusion,
+        labels: scored.iter().map(|l| l.name().to_string()).collect(),
+        confusion: scored.iter().map(|g| scored.iter().map(|p| confusion[g.index()][p.index()]).collect()).collect(),
         examples: pairs.len(),
+        failed: missed.iter().sum(),
+    }
+}
+
+/// How the not-enough-info claims of one [`NeiCategory`] were judged.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct CategoryScores {
+    /// Gold claims of the category.
+    pub claims: usize,
+    /// Share predicted Not Enough Info (the category's recall).
+    pub recall: f64,
+    /// Predictions by label name; failed runs under "failed".
+    pub predicted: std::collections::BTreeMap<String, usize>,
+}
+
+/// Per not-enough-info category (ClaimDB's out-of-schema, counterfactual, subjective), for the
+/// gold claims that carry one.
+pub fn nei_categories(items: &[(Gold, Option<Label>)]) -> std::collections::BTreeMap<NeiCategory, CategoryScores> {
+    let mut out: std::collections::BTreeMap<NeiCategory, CategoryScores> = std::collections::BTreeMap::new();
+    for (gold, predicted) in items {
+        let Some(category) = gold.category else { continue };
+        let scores = out.entry(category).or_default();
+        scores.claims += 1;
+        *scores.predicted.entry(predicted.map_or("failed", Label::name).to_string()).or_default() += 1;
+    }
+    for scores in out.values_mut() {
+        scores.recall = scores.predicted.get(Label::NotEnoughInfo.name()).copied().unwrap_or(0) as f64 / scores.claims as f64;
+    }
+    out
+}
+
+/// Tool calls per claim, over the predictions that record them (the database agent's).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ToolCallStats {
+    /// Predictions with a count.
+    pub claims: usize,
+    /// Mean calls per claim.
+    pub mean: f64,
+    /// Most calls for one claim.
+    pub max: usize,
+    /// Calls in all.
+    pub total: usize,
+}
+
+impl ToolCallStats {
+    /// The figures for `counts`, or none when there are none.
+    pub fn of(counts: impl Iterator<Item = usize>) -> Option<ToolCallStats> {
+        let counts: Vec<usize> = counts.collect();
+        let total: usize = counts.iter().sum();
+        (!counts.is_empty()).then(|| ToolCallStats { claims: counts.len(), mean: total as f64 / counts.len() as f64, max: counts.iter().copied().max().unwrap_or(0), total })
     }
 }
 
@@ -98,5 +167,34 @@ mod tests {
         assert_eq!(s.per_class["Conflicting"].f1, 0.0);
         assert!((s.macro_f1 - (2.0 / 3.0 + 2.0 / 3.0 + 0.0) / 3.0).abs() < 1e-12);
         assert_eq!(s.confusion[Conflicting.index()][False.index()], 1);
+        assert_eq!(s.labels, ["True", "False", "Conflicting"]);
+    }
+
+    #[test]
+    fn categories_and_tool_calls() {
+        let gold = |category| Gold { label: NotEnoughInfo, category: Some(category) };
+        let items = [(gold(NeiCategory::Subjective), Some(NotEnoughInfo)), (gold(NeiCategory::Subjective), Some(True)), (gold(NeiCategory::OutOfSchema), None), (Gold { label: True, category: None }, Some(True))];
+        let by = nei_categories(&items);
+        assert_eq!(by.len(), 2);
+        assert_eq!(by[&NeiCategory::Subjective].recall, 0.5);
+        assert_eq!(by[&NeiCategory::OutOfSchema].predicted["failed"], 1);
+        let stats = ToolCallStats::of([3, 20, 1].into_iter()).unwrap();
+        assert_eq!((stats.claims, stats.max, stats.total), (3, 20, 24));
+        assert_eq!(stats.mean, 8.0);
+        assert!(ToolCallStats::of(std::iter::empty()).is_none());
+    }
+
+    #[test]
+    fn failed_runs_are_misses() {
+        // Gold NEI twice: once predicted NEI, once failed; gold True once, predicted NEI.
+        let s = score_outcomes(&[(NotEnoughInfo, Some(NotEnoughInfo)), (NotEnoughInfo, None), (True, Some(NotEnoughInfo))]);
+        assert_eq!(s.failed, 1);
+        assert_eq!(s.labels, ["True", "Not Enough Info"]);
+        assert!((s.accuracy - 1.0 / 3.0).abs() < 1e-12);
+        // NEI: P = 1/2, R = 1/2 (the failure is a miss); True: P = 0 (never predicted), R = 0.
+        assert_eq!(s.per_class["Not Enough Info"].precision, 0.5);
+        assert_eq!(s.per_class["Not Enough Info"].recall, 0.5);
+        assert_eq!(s.per_class["Not Enough Info"].support, 2);
+        assert_eq!(s.confusion, [[0, 1], [0, 1]]);
     }
 }

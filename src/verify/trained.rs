@@ -135,7 +135,11 @@ fn encode_in_parts(encoder: &Encoder, texts: &[&str], kind: TextKind, progress: 
 fn gold(examples: &[VerifyExample]) -> Result<Vec<usize>> {
     examples
         .iter()
-        .map(|e| e.label.map(Label::index).ok_or_else(|| Error::InvalidArgument { name: "--claims", message: format!("claim {} has no gold label to train on", e.id) }))
+        .map(|e| match e.label {
+            None => Err(Error::InvalidArgument { name: "--claims", message: format!("claim {} has no gold label to train on", e.id) }),
+            Some(Label::NotEnoughInfo) => Err(Error::InvalidArgument { name: "--claims", message: format!("claim {}: the trained verifier learns True, False and Conflicting, not Not Enough Info", e.id) }),
+            Some(label) => Ok(label.index()),
+        })
         .collect()
 }
 
@@ -171,8 +175,8 @@ pub fn cross_validate(examples: &[VerifyExample], inputs: &[Inputs], config: &Tr
             let predicted = order[start..end]
                 .iter()
                 .map(|&i| {
-                    let (label, confidence) = LabelSet::default().pick(model.predict(&featurizer.row(&inputs[i])).map(f64::from));
-                    (i, Prediction { id: examples[i].id.clone(), label, confidence, evidence: Vec::new() })
+                    let (label, confidence) = LabelSet::default().pick(&model.predict(&featurizer.row(&inputs[i])).map(f64::from));
+                    (i, Prediction::verdict(examples[i].id.clone(), label, confidence, Vec::new()))
                 })
                 .collect();
             progress.advance(1);
@@ -223,8 +227,8 @@ impl TrainedVerifier {
             .iter()
             .zip(&inputs)
             .map(|(e, input)| {
-                let (label, confidence) = labels.pick(self.model.predict(&self.featurizer.row(input)).map(f64::from));
-                Prediction { id: e.id.clone(), label, confidence, evidence: e.evidence.iter().take(top).cloned().collect() }
+                let (label, confidence) = labels.pick(&self.model.predict(&self.featurizer.row(input)).map(f64::from));
+                Prediction::verdict(e.id.clone(), label, confidence, e.evidence.iter().take(top).cloned().collect())
             })
             .collect())
     }

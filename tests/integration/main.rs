@@ -4,6 +4,8 @@ mod bad_input;
 mod bm25;
 mod cli;
 mod cutoff;
+mod databases;
+mod docs;
 mod dense;
 mod eval_oracle;
 mod formats;

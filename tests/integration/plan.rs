@@ -74,20 +74,29 @@ fn numeric_plan_run_with_explain() {
     }
 }
 
-/// A scripted OpenAI-compatible server on loopback: answers requests in order from `script`
-/// (status, body), records every request body, closes each connection after one answer.
+/// An OpenAI-compatible server on loopback ([`fake_llm`], [`fake_model`]).
 pub struct FakeLlm {
     pub url: String,
     pub requests: Arc<Mutex<Vec<String>>>,
 }
 
+/// A scripted server: answers requests in order from `script` (status, body).
 pub fn fake_llm(script: Vec<(u16, String)>) -> FakeLlm {
+    let count = script.len();
+    let mut script = script.into_iter();
+    fake_model(count, move |_| script.next().expect("one answer per request"))
+}
+
+/// An OpenAI-compatible server on loopback that answers each of at most `max_requests` requests
+/// with `respond(body)` (status, body) — a model played by the test — records every request body,
+/// closes each connection after one answer, and stops listening after the last.
+pub fn fake_model(max_requests: usize, mut respond: impl FnMut(&str) -> (u16, String) + Send + 'static) -> FakeLlm {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let requests = Arc::new(Mutex::new(Vec::new()));
     let seen = requests.clone();
     std::thread::spawn(move || {
-        for ((status, body), stream) in script.into_iter().zip(listener.incoming()) {
+        for stream in listener.incoming().take(max_requests) {
             let mut stream = stream.unwrap();
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             let mut length = 0;
@@ -103,7 +112,9 @@ pub fn fake_llm(script: Vec<(u16, String)>) -> FakeLlm {
             }
             let mut request = vec![0; length];
             reader.read_exact(&mut request).unwrap();
-            seen.lock().unwrap().push(String::from_utf8(request).unwrap());
+            let request = String::from_utf8(request).unwrap();
+            let (status, body) = respond(&request);
+            seen.lock().unwrap().push(request);
             let reply = format!("HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
             stream.write_all(reply.as_bytes()).unwrap();
         }
@@ -111,6 +122,7 @@ pub fn fake_llm(script: Vec<(u16, String)>) -> FakeLlm {
     FakeLlm { url, requests }
 }
 
+/// A chat completion whose message is `content`.
 pub fn completion(content: &str) -> String {
     serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]}).to_string()
 }

@@ -94,7 +94,7 @@ fn train_cross_validate_and_verify() {
     let run = dir.path().join("run.trec");
     quantir().args(["run", "-k", "3", "--index"]).arg(&index).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(&run).assert().success();
     quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--run").arg(&run).arg("--index").arg(&index).arg("--output").arg(&preds).assert().success().stderr(contains("verified 12 claims"));
-    quantir().args(["verify", "--verifier", "bert:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(1).stderr(contains("unknown verifier"));
+    quantir().args(["verify", "--verifier", "bert:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(2).stderr(contains("unknown verifier \"bert:nowhere\": use trained:DIR, onnx:DIR or llm:MODEL"));
     // Evidence given per claim (--evidence), matched by id, and a binary task (--labels true,false).
     let sample: Vec<serde_json::Value> = std::fs::read_to_string(repo().join("data/quantemp-sample/claims.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let given: String = sample.iter().map(|c| format!("{}\n", serde_json::json!({"id": c["id"], "evidence": ["unemployment fell to 3.5 percent in 2019", "a viral post claims otherwise"]}))).collect();
@@ -289,22 +289,70 @@ fn trained_verifier_learns_real_claims() {
 }
 
 /// `--labels true,false` with `llm:`: the prompt offers only True and False, an answer outside
-/// them is re-asked, and a claim with two such answers falls back to False.
+/// them is re-asked, a claim with two such answers falls back to False, and "not enough info" is
+/// False at once (CoverBench counts "cannot be verified" as Incorrect).
 #[test]
 fn llm_verifier_keeps_to_the_allowed_labels() {
     use crate::plan::{completion, fake_llm};
     let dir = tempfile::tempdir().unwrap();
-    let claims = write(dir.path(), "claims.jsonl", "{\"id\": \"a\", \"claim\": \"Inflation is 3%\", \"evidence\": [\"inflation was 3.2 percent\"]}\n{\"id\": \"b\", \"claim\": \"The wage is $7.25\", \"evidence\": []}\n");
+    let claims = write(
+        dir.path(),
+        "claims.jsonl",
+        "{\"id\": \"a\", \"claim\": \"Inflation is 3%\", \"evidence\": [\"inflation was 3.2 percent\"]}\n{\"id\": \"b\", \"claim\": \"The wage is $7.25\", \"evidence\": []}\n{\"id\": \"c\", \"claim\": \"41 per 100,000\", \"evidence\": []}\n",
+    );
     let llm = fake_llm(vec![
         (200, completion(r#"{"label": "Conflicting", "confidence": 0.7}"#)),
         (200, completion(r#"{"label": "True", "confidence": 0.8}"#)),
         (200, completion("Conflicting")),
-        (200, completion("not enough info")),
+        (200, completion("maybe")),
+        (200, completion(r#"{"label": "cannot be verified", "confidence": 0.6}"#)),
     ]);
     llm_verify(&llm.url, &claims, dir.path(), "true,false").success().stderr(contains("1 claims got two malformed answers"));
-    assert_eq!(verdicts(dir.path()), [("True".to_string(), 0.8), ("False".to_string(), 0.0)]);
+    assert_eq!(verdicts(dir.path()), [("True".to_string(), 0.8), ("False".to_string(), 0.0), ("False".to_string(), 0.6)]);
+    assert_eq!(llm.requests.lock().unwrap().len(), 5, "no re-ask for \"cannot be verified\"");
     let first: serde_json::Value = serde_json::from_str(&llm.requests.lock().unwrap()[0]).unwrap();
     let system = first["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains(r#"{"label": "True" | "False", "confidence""#), "{system}");
     assert!(first["messages"][1]["content"].as_str().unwrap().ends_with("Is the claim True or False?"));
+}
+
+/// CoverBench's records as published (`context`, boolean `label`): every fixture table parses, and
+/// an `llm:` verifier gets each context within the token budget, trimmed from its beginning.
+#[test]
+fn coverbench_contexts_tables_and_the_token_budget() {
+    use crate::plan::{completion, fake_llm};
+    use quantir::verify::table::TableFormat;
+    let fixture = repo().join("tests/fixtures/coverbench/claims.jsonl");
+    let examples = quantir::verify::read_examples(&fixture).unwrap();
+    assert_eq!(examples.len(), 5);
+    let tables: Vec<_> = examples.iter().map(|e| e.tables().remove(0)).collect();
+    let formats: Vec<TableFormat> = tables.iter().map(|t| t[0].format).collect();
+    assert_eq!(formats, [TableFormat::Html, TableFormat::Html, TableFormat::Json, TableFormat::Json, TableFormat::Markdown]);
+    assert_eq!(tables[0][0].table.header, ["year", "revenue", "employees"]);
+    assert_eq!(tables[0][0].table.rows[1][1].number, Some(1450.0));
+    assert_eq!(tables[2][0].table.header, ["year", "rate"], "records keep their column order");
+    assert_eq!(tables[3][0].table.rows[1].iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), ["Springfield", "2023", "12"]);
+    assert_eq!(tables[4][0].table.rows[1][2].number, Some(3.2));
+    let gold = quantir::verify::read_gold(&fixture).unwrap();
+    assert_eq!(gold["cb-3"].label, quantir::verify::Label::False);
+
+    let dir = tempfile::tempdir().unwrap();
+    let answers = (0..5).map(|_| (200, completion(r#"{"label": "True", "confidence": 0.5}"#))).collect();
+    let llm = fake_llm(answers);
+    quantir()
+        .args(["verify", "--verifier", "llm:m", "--labels", "true,false", "--context-tokens", "20", "--llm-concurrency", "1", "--llm-retries", "0", "--llm-url", &llm.url, "--claims"])
+        .arg(&fixture)
+        .arg("--llm-cache")
+        .arg(dir.path().join("cache"))
+        .arg("--output")
+        .arg(dir.path().join("pred.jsonl"))
+        .assert()
+        .success();
+    let first: serde_json::Value = serde_json::from_str(&llm.requests.lock().unwrap()[0]).unwrap();
+    let prompt = first["messages"][1]["content"].as_str().unwrap();
+    let evidence = prompt.split("Evidence:\n").nth(1).unwrap().split("\n\nIs the claim").next().unwrap();
+    assert!(evidence.starts_with("[… ") && evidence.contains(" characters trimmed] "), "{evidence}");
+    assert!(evidence.ends_with("</table>\nFigures are unaudited."), "the end of the context is kept: {evidence}");
+    let kept = evidence.split("trimmed] ").nth(1).unwrap();
+    assert!(kept.len() <= 20 * 4, "within 20 tokens at 4 bytes a token: {} bytes", kept.len());
 }
