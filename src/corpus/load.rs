@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use super::fields::{describe, Fields};
 use super::{beir, detect, jsonl, quantemp, Claim, Corpus, Document, Format, PubDate};
 use crate::error::{Error, Position, Result};
-use crate::io::{json_error, position_at, read_utf8, JsonlLines, Record};
+use crate::io::{json_error, read_utf8, JsonlLines, Positions, Record};
 
 /// How many undated records a [`LoadSummary`] shows.
 const UNDATED_EXAMPLES: usize = 5;
@@ -164,18 +164,21 @@ fn object_records<'a>(path: &Path, text: &'a str) -> Result<Records<'a>> {
         .deserialize_map(EntriesVisitor)
         .and_then(|e| de.end().map(|()| e))
         .map_err(|e| json_error(path, Position { line: 1, column: Some(1) }, &e))?;
-    Ok(Records { items: entries.0.into_iter().map(|(key, raw)| (Some(key), record_in(text, raw))).collect() })
+    let mut positions = Positions::new(text);
+    Ok(Records { items: entries.0.into_iter().map(|(key, raw)| (Some(key), record_in(text, &mut positions, raw))).collect() })
 }
 
 /// The items of a top-level JSON array, each with its index and position.
 fn list_records<'a>(path: &Path, text: &'a str) -> Result<Records<'a>> {
     let items: Vec<&RawValue> =
         serde_json::from_str(text).map_err(|e| json_error(path, Position { line: 1, column: Some(1) }, &e))?;
-    Ok(Records { items: items.into_iter().enumerate().map(|(i, raw)| (Some(i.to_string()), record_in(text, raw))).collect() })
+    let mut positions = Positions::new(text);
+    Ok(Records { items: items.into_iter().enumerate().map(|(i, raw)| (Some(i.to_string()), record_in(text, &mut positions, raw))).collect() })
 }
 
-/// A raw value borrowed from `text`, with its position computed from where it lies in `text`.
-fn record_in<'a>(text: &'a str, raw: &'a RawValue) -> Record<'a> {
+/// A raw value borrowed from `text`, with its position from where it lies in `text` (records come
+/// in file order, so `positions` counts on from the previous one).
+fn record_in<'a>(text: &'a str, positions: &mut Positions<'_>, raw: &'a RawValue) -> Record<'a> {
     let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-    Record { text: raw.get(), at: position_at(text, offset) }
+    Record { text: raw.get(), at: positions.at(offset) }
 }
