@@ -226,10 +226,7 @@ fn dense_lists(
         name: "--retriever",
         message: format!("{} has no dense vectors\n\nhint: rebuild it with `quantir index … --dense models/all-minilm-l6-v2`", index.path().display()),
     })?;
-    let (built, now) = (&dense.encoder, encoder.config());
-    if (&built.name, built.pooling, built.normalize, built.max_length) != (&now.name, now.pooling, now.normalize, now.max_length) {
-        return Err(Error::IncompatibleIndex { path: index.path().to_path_buf(), what: "dense encoder", found: format!("{now:?}"), supported: format!("{built:?}") });
-    }
+    dense.check_settings(index.path(), encoder.config())?;
     let texts: Vec<&str> = plans.iter().flat_map(|p| p.subqueries.iter().map(|q| q.text.as_str())).collect();
     progress.start("encoding queries", Some(texts.len() as u64));
     let mut vectors = Vec::with_capacity(texts.len() * dense.dim);

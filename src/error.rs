@@ -134,6 +134,22 @@ pub enum Error {
         source: tantivy::TantivyError,
     },
 
+    /// The model found for an index's dense vectors is not the one they were made with.
+    #[error(
+        "{}: this is not the model {} was built with (model sha256 {found}, the index records {expected})\n\nhint: name the right model folder with --dense DIR, or rebuild the index with this model (`quantir index --corpus <CORPUS> --index {} --dense <MODEL_DIR>`)",
+        model.display(), index.display(), index.display()
+    )]
+    ModelMismatch {
+        /// The index folder.
+        index: PathBuf,
+        /// The model file found.
+        model: PathBuf,
+        /// Its sha256.
+        found: String,
+        /// The sha256 the index records.
+        expected: String,
+    },
+
     /// An argument is out of its range or inconsistent with another.
     #[error("invalid {name}: {message}")]
     InvalidArgument {

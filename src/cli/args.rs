@@ -168,12 +168,15 @@ impl PlanArgs {
 /// The dense encoder: `--dense`, `--ort-lib` and how the model runs.
 #[derive(Debug, Args)]
 pub struct DenseArgs {
-    /// Encoder model folder (with quantir-encoder.json), e.g. models/all-minilm-l6-v2
+    /// Encoder model folder (with quantir-encoder.json), e.g. models/all-minilm-l6-v2 [default:
+    /// the one the index was built with, found by name in $QUANTIR_MODELS, the per-user data
+    /// folder and the project's models/]
     #[arg(long, value_name = "DIR")]
     pub dense: Option<PathBuf>,
-    /// ONNX Runtime library
-    #[arg(long, env = "ORT_DYLIB_PATH", default_value = "models/onnxruntime/libonnxruntime.so", value_name = "PATH")]
-    pub ort_lib: PathBuf,
+    /// ONNX Runtime library [default: onnxruntime/libonnxruntime.so in $QUANTIR_MODELS, the
+    /// per-user data folder or the project's models/]
+    #[arg(long, env = "ORT_DYLIB_PATH", value_name = "PATH")]
+    pub ort_lib: Option<PathBuf>,
     /// Encoder workers: ONNX Runtime sessions of one thread each, working on different batches
     #[arg(long, default_value_t = 2)]
     pub encoder_workers: usize,
@@ -190,17 +193,44 @@ pub struct DenseArgs {
 }
 
 impl DenseArgs {
-    /// Loads the encoder from `--dense`, or from `fallback` (the model folder an index records).
-    pub fn encoder(&self, fallback: Option<&std::path::Path>) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
-        let Some(dir) = self.dense.as_deref().or(fallback) else { return Ok(None) };
-        let mut config = quantir::index::dense::EncoderConfig::read(dir)?;
+    /// The ONNX Runtime library (`super::models` for the search order).
+    pub fn runtime(&self) -> quantir::Result<PathBuf> {
+        super::models::find_runtime(self.ort_lib.as_deref())
+    }
+
+    /// The model folder and its settings: `--dense`, or `fallback` (the model folder an index
+    /// records, looked for by name where it is not found as recorded); `--max-length` and
+    /// `--pooling` applied.
+    fn folder(&self, fallback: Option<&std::path::Path>) -> quantir::Result<Option<(PathBuf, quantir::index::dense::EncoderConfig)>> {
+        let dir = match (&self.dense, fallback) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(recorded)) => super::models::find_model(recorded)?,
+            (None, None) => return Ok(None),
+        };
+        let mut config = quantir::index::dense::EncoderConfig::read(&dir)?;
         if let Some(n) = self.max_length {
             config.max_length = n;
         }
         if let Some(p) = self.pooling {
             config.pooling = p;
         }
-        quantir::index::dense::Encoder::open(dir, config, &self.ort_lib, self.encoder_workers, self.batch_size).map(Some)
+        Ok(Some((dir, config)))
+    }
+
+    /// Loads the encoder from `--dense`, or from `fallback` ([`DenseArgs::folder`]).
+    pub fn encoder(&self, fallback: Option<&std::path::Path>) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
+        let Some((dir, config)) = self.folder(fallback)? else { return Ok(None) };
+        quantir::index::dense::Encoder::open(&dir, config, &self.runtime()?, self.encoder_workers, self.batch_size).map(Some)
+    }
+
+    /// The query encoder for `index`'s vectors: `--dense`, or the model the index records, checked
+    /// (before it is loaded) against the model file's sha256 the index records. None when the
+    /// index has no vectors.
+    pub fn index_encoder(&self, index: &quantir::index::Index) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
+        let Some(dense) = index.manifest().dense.as_ref() else { return Ok(None) };
+        let (dir, config) = self.folder(Some(std::path::Path::new(&dense.model_dir)))?.expect("a folder was given");
+        dense.check_model(index.path(), &dir, &config)?;
+        quantir::index::dense::Encoder::open(&dir, config, &self.runtime()?, self.encoder_workers, self.batch_size).map(Some)
     }
 
     /// The encoder a trained verifier reads with (`--dense` overriding the folder it recorded),

@@ -7,6 +7,7 @@ mod compare;
 mod eval;
 mod fuse;
 mod index;
+mod models;
 mod plan;
 mod progress;
 mod run;

@@ -92,7 +92,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         ef: args.ef,
     };
     let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() {
-        args.dense.encoder(index.manifest().dense.as_ref().map(|d| std::path::Path::new(&d.model_dir)))?.map(std::sync::Arc::new)
+        match args.dense.dense {
+            // --dense with an index without vectors still serves dense MMR similarity.
+            Some(_) if index.manifest().dense.is_none() => args.dense.encoder(None)?,
+            _ => args.dense.index_encoder(&index)?,
+        }
+        .map(std::sync::Arc::new)
     } else {
         None
     };

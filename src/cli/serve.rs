@@ -39,10 +39,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         Some(other) => anyhow::bail!("serve --verifier takes trained:DIR; {other:?} is not served yet"),
     };
     // Dense and hybrid requests need the query encoder: the one the index was built with.
-    let encoder = match index.manifest().dense.as_ref() {
-        Some(dense) => args.dense.encoder(Some(std::path::Path::new(&dense.model_dir)))?,
-        None => None,
-    };
+    let encoder = args.dense.index_encoder(&index)?;
     let state = Arc::new(AppState { index, limits: Limits::default(), verifier, encoder });
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if args.threads > 0 {

@@ -206,7 +206,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
             predictions
         }
         VerifierSpec::Onnx(dir) => {
-            let verifier = quantir::verify::nli::NliVerifier::open(dir, &args.dense.ort_lib, args.top)?;
+            let verifier = quantir::verify::nli::NliVerifier::open(dir, &args.dense.runtime()?, args.top)?;
             verifier.predict(&examples, labels, &Bar::default())?
         }
         VerifierSpec::Trained(dir) => {
@@ -231,7 +231,7 @@ fn examples_for(args: &VerifyArgs) -> anyhow::Result<Vec<VerifyExample>> {
             claims
                 .iter()
                 .map(|c| {
-                    let evidence = by_qid.get(c.id.as_str()).into_iter().flatten().filter_map(|id| index.rank_of(id)).map(|r| index.stored_by_rank(r).map(|d| if d.title.is_empty() { d.text } else { format!("{} {}", d.title, d.text) })).collect::<Result<Vec<_>, _>>()?;
+                    let evidence = by_qid.get(c.id.as_str()).into_iter().flatten().filter_map(|id| index.rank_of(id)).map(|r| index.stored_by_rank(r).map(|d| quantir::corpus::passage(&d.title, &d.text))).collect::<Result<Vec<_>, _>>()?;
                     Ok(VerifyExample::new(c.id.clone(), c.text.clone(), evidence, None))
                 })
                 .collect::<quantir::Result<_>>()?

@@ -30,6 +30,17 @@ mod quantemp;
 pub use date::{DayNumber, Precision, PubDate};
 pub use load::{load_claims, load_corpus};
 
+/// A document's passage: what is indexed for BM25, encoded for dense search and read by a verifier
+/// as evidence — the title, a space and the text, or the text alone when there is no title. The
+/// one place this rule is written.
+pub fn passage(title: &str, text: &str) -> String {
+    if title.is_empty() {
+        text.to_string()
+    } else {
+        format!("{title} {text}")
+    }
+}
+
 /// One evidence document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {

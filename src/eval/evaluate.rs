@@ -64,7 +64,7 @@ pub fn evaluate(run: &RunView, qrels: &Qrels, measures: &[Measure], completeness
 
 /// One query's values: its documents ranked as trec_eval ranks them, then measured.
 fn query_values(query: &QueryView, judgments: &BTreeMap<String, i32>, measures: &[Measure]) -> Vec<f64> {
-    let trec_order = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(a.0));
+    let trec_order = |a: &(&str, f64), b: &(&str, f64)| crate::trec::ranking(*a, *b);
     let sorted;
     let docs: &[(&str, f64)] = if query.docs.is_sorted_by(|a, b| trec_order(a, b).is_le()) {
         &query.docs

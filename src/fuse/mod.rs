@@ -123,7 +123,7 @@ pub fn fuse_query<K: Copy + Eq + Hash + Ord>(lists: &[Vec<(K, f64)>], config: &F
         Method::Wsum => wsum::wsum(&normalised, &config.weights),
     };
     let mut out: Vec<(K, f64)> = fused.into_iter().collect();
-    out.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
+    out.sort_unstable_by(|a, b| crate::trec::ranking(*a, *b));
     out.truncate(k);
     out
 }

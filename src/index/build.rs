@@ -101,7 +101,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     progress.start("indexing", Some(corpus.documents.len() as u64));
     for (i, document) in corpus.documents.iter().enumerate() {
         let mut doc = TantivyDocument::default();
-        let body_text = if document.title.is_empty() { document.text.clone() } else { format!("{} {}", document.title, document.text) };
+        let body_text = crate::corpus::passage(&document.title, &document.text);
         doc.add_text(body, body_text);
         doc.add_text(id, &document.id);
         doc.add_text(title, &document.title);
@@ -145,7 +145,8 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
             super::dense::hnsw::build(&vectors, params, &dense_dir, progress)?;
         }
         let model_dir = dense.encoder.dir().display().to_string();
-        manifest.dense = Some(DenseManifest { encoder: dense.encoder.config().clone(), model_dir, dim, dtype: dense.dtype, hnsw: dense.hnsw });
+        let model_sha256 = Some(dense.encoder.config().model_sha256(dense.encoder.dir())?);
+        manifest.dense = Some(DenseManifest { encoder: dense.encoder.config().clone(), model_dir, model_sha256, dim, dtype: dense.dtype, hnsw: dense.hnsw });
     }
     manifest.documents = corpus.documents.len();
     manifest.undated = summary.undated;

@@ -74,6 +74,10 @@ pub struct DenseManifest {
     pub encoder: crate::index::dense::EncoderConfig,
     /// The model folder it was built with (queries are encoded with it unless `--dense` says otherwise).
     pub model_dir: String,
+    /// The sha256 of the model file it was built with (absent in indexes from before it was
+    /// recorded): a query encoder whose model differs is refused ([`DenseManifest::check_model`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_sha256: Option<String>,
     /// Vector dimension.
     pub dim: usize,
     /// On-disk value type.
@@ -81,6 +85,31 @@ pub struct DenseManifest {
     /// The HNSW graph's parameters, when one was built.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hnsw: Option<HnswParams>,
+}
+
+impl DenseManifest {
+    /// Checks that the model in `dir` (with its `config`) is the one the vectors of the index at
+    /// `index` were made with: the same encoder settings and, when recorded, the same model file.
+    pub fn check_model(&self, index: &std::path::Path, dir: &std::path::Path, config: &crate::index::dense::EncoderConfig) -> crate::Result<()> {
+        self.check_settings(index, config)?;
+        if let Some(expected) = &self.model_sha256 {
+            let found = config.model_sha256(dir)?;
+            if &found != expected {
+                return Err(crate::Error::ModelMismatch { index: index.to_path_buf(), model: dir.join(&config.model), found, expected: expected.clone() });
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the encoder settings alone (name, pooling, normalisation, max length): cheap enough
+    /// for every query batch.
+    pub fn check_settings(&self, index: &std::path::Path, config: &crate::index::dense::EncoderConfig) -> crate::Result<()> {
+        let (built, now) = (&self.encoder, config);
+        if (&built.name, built.pooling, built.normalize, built.max_length) != (&now.name, now.pooling, now.normalize, now.max_length) {
+            return Err(crate::Error::IncompatibleIndex { path: index.to_path_buf(), what: "dense encoder", found: format!("{now:?}"), supported: format!("{built:?}") });
+        }
+        Ok(())
+    }
 }
 
 /// HNSW build parameters (hnsw_rs).

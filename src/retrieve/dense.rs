@@ -74,7 +74,7 @@ pub fn search(index: &Index, queries: &[DenseQuery], k: usize, ann: Ann, ef: usi
                     hits = graph.search_all(q.vector, k, ef).into_iter().map(|(row, s)| (row as u32, s)).collect::<Vec<_>>();
                 } else if admitted as f64 >= HNSW_MIN_ADMITTED * n as f64 {
                     hits = graph.search(q.vector, k, ef, &admit).into_iter().map(|(row, s)| (row as u32, s)).collect::<Vec<_>>();
-                    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
+                    hits.sort_by(|a, b| crate::trec::ranking((a.0, f64::from(a.1)), (b.0, f64::from(b.1))));
                 }
                 if hits.len() < k.min(admitted) {
                     hits = exact(vectors.all(), vectors.dim(), dates, std::slice::from_ref(q), k).pop().unwrap_or_default();

@@ -1,5 +1,5 @@
-//! Keeping the best k candidates under the one tie rule: score descending, then id rank
-//! descending (document id descending, trec_eval's order).
+//! Keeping the best k candidates under the one tie rule, [`crate::trec::ranking`]: score
+//! descending, then id rank descending (document id descending, trec_eval's order).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -12,10 +12,10 @@ struct Entry<T> {
 }
 
 impl<T> Entry<T> {
-    /// The tie rule: greater is worse (lower score, then lower rank), so a max-heap's top is the
-    /// worst candidate kept.
+    /// The tie rule: greater is worse (ranks after), so a max-heap's top is the worst candidate
+    /// kept.
     fn worse(&self, other: &Self) -> Ordering {
-        other.score.total_cmp(&self.score).then_with(|| other.rank.cmp(&self.rank))
+        crate::trec::ranking((self.rank, f64::from(self.score)), (other.rank, f64::from(other.score)))
     }
 }
 
@@ -52,7 +52,7 @@ impl<T> TopK<T> {
     pub fn push(&mut self, score: f32, rank: u32, item: T) {
         if self.heap.len() < self.k {
             self.heap.push(Entry { score, rank, item });
-        } else if self.heap.peek().is_some_and(|worst| worst.score < score || (worst.score == score && worst.rank < rank)) {
+        } else if self.heap.peek().is_some_and(|worst| crate::trec::ranking((rank, f64::from(score)), (worst.rank, f64::from(worst.score))).is_lt()) {
             self.heap.pop();
             self.heap.push(Entry { score, rank, item });
         }

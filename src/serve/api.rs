@@ -283,7 +283,7 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
         let example = crate::verify::VerifyExample::new(
             search.id.clone().unwrap_or_default(),
             claim,
-            search.hits.iter().map(|h| if h.hit.evidence.title.is_empty() { h.hit.evidence.text.clone() } else { format!("{} {}", h.hit.evidence.title, h.hit.evidence.text) }).collect(),
+            search.hits.iter().map(|h| crate::corpus::passage(&h.hit.evidence.title, &h.hit.evidence.text)).collect(),
             None,
         );
         let top = example.evidence.len().max(1);

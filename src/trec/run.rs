@@ -8,6 +8,14 @@ use crate::error::{Error, Position, Result};
 /// The run tag quantir writes.
 pub const DEFAULT_TAG: &str = "quantir";
 
+/// The order of every ranked list quantir makes, writes or reads — trec_eval's: score descending,
+/// then id descending. `Less` means `a` ranks before `b`. Ids are docids (strings) in runs and
+/// id ranks (`u32`, assigned in docid order) inside retrieval, which order the same way. The one
+/// place this rule is written.
+pub fn ranking<K: Ord>(a: (K, f64), b: (K, f64)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0))
+}
+
 /// One retrieved document and its score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScoredDoc {
@@ -29,7 +37,7 @@ pub struct RankedList {
 /// A run: ranked lists for a set of queries, in the order the queries were given.
 ///
 /// Invariant: ranks written are positions in `docs` plus one; a reader recovers the order from
-/// the scores (trec_eval's rule: score descending, then docid descending), not from the rank
+/// the scores (trec_eval's rule, [`ranking`]: score descending, then docid descending), not from the rank
 /// column, so a run written by quantir reads back in the same order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Run {
@@ -164,7 +172,7 @@ pub fn parse_trec<'a>(path: &Path, text: &'a str) -> Result<RunView<'a>> {
                 }
             }
             // Runs are usually written in this order already (quantir's are): check before sorting.
-            let order = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(a.0));
+            let order = |a: &(&str, f64), b: &(&str, f64)| ranking(*a, *b);
             if !query.docs.is_sorted_by(|a, b| order(a, b).is_le()) {
                 query.docs.sort_unstable_by(order);
             }

@@ -237,3 +237,68 @@ fn dense_mmr_drops_paraphrases_and_off_topic_queries() {
     assert!(!kept.contains(&"best beaches to visit in Spain"), "{kept:?}");
     assert!(kept.len() < 4, "a paraphrase falls out too: {kept:?}");
 }
+
+/// `run --retriever dense` from another directory, with no --dense or --ort-lib: the index's
+/// encoder is found by name through $QUANTIR_MODELS, or through the project's models/ beside the
+/// binary; a model folder whose file differs from the one the index was built with is refused.
+#[test]
+fn models_are_found_from_any_directory_and_checked_by_hash() {
+    let (model_dir, lib) = model();
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&index).arg("--dense").arg(&model_dir).arg("--ort-lib").arg(&lib).assert().success();
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(index.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["dense"]["model_sha256"], "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6", "the model file's sha256 (scripts/models.sha256)");
+    // The recorded folder is gone from here: a relative path, seen from elsewhere.
+    let mut manifest = manifest;
+    manifest["dense"]["model_dir"] = "models/all-minilm-l6-v2".into();
+    std::fs::write(index.join("manifest.json"), manifest.to_string()).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let run = |models: Option<&std::path::Path>| {
+        let mut c = quantir();
+        c.current_dir(elsewhere.path()).env("HOME", home.path()).env_remove("XDG_DATA_HOME").env_remove("ORT_DYLIB_PATH").env_remove("QUANTIR_MODELS");
+        if let Some(m) = models {
+            c.env("QUANTIR_MODELS", m);
+        }
+        c.args(["run", "--retriever", "dense", "-k", "5", "--index"]).arg(&index).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(elsewhere.path().join("run"));
+        c.assert()
+    };
+    // Through $QUANTIR_MODELS (a folder of model folders and onnxruntime/).
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    for name in ["all-minilm-l6-v2", "onnxruntime"] {
+        std::os::unix::fs::symlink(repo().join("models").join(name).canonicalize().unwrap(), models.join(name)).unwrap();
+    }
+    run(Some(&models)).success().stderr(contains("ran 12 claims"));
+    // Through the project's models/, beside the binary.
+    run(None).success().stderr(contains("ran 12 claims"));
+    // A folder of the same name whose model file differs.
+    let other = dir.path().join("other/all-minilm-l6-v2");
+    std::fs::create_dir_all(&other).unwrap();
+    for entry in std::fs::read_dir(repo().join("models/all-minilm-l6-v2")).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() || entry.path().is_file() {
+            std::fs::copy(entry.path(), other.join(entry.file_name())).unwrap();
+        }
+    }
+    let mut bytes = std::fs::read(other.join("model.int8.onnx")).unwrap();
+    bytes.push(0);
+    std::fs::write(other.join("model.int8.onnx"), bytes).unwrap();
+    quantir()
+        .args(["run", "--retriever", "dense", "--index"])
+        .arg(&index)
+        .arg("--claims")
+        .arg(repo().join("data/quantemp-sample/claims.jsonl"))
+        .arg("--output")
+        .arg(dir.path().join("run"))
+        .arg("--dense")
+        .arg(&other)
+        .arg("--ort-lib")
+        .arg(&lib)
+        .assert()
+        .code(1)
+        .stderr(contains("is not the model"))
+        .stderr(contains("the index records 8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"))
+        .stderr(contains("hint: name the right model folder with --dense DIR"));
+}

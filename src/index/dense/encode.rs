@@ -25,13 +25,9 @@ pub fn work_dir(target: &Path) -> PathBuf {
     target.with_file_name(format!(".{name}.dense-work"))
 }
 
-/// What is encoded for a document: title and text, as BM25 indexes them.
-pub fn passage(document: &Document) -> String {
-    if document.title.is_empty() {
-        document.text.clone()
-    } else {
-        format!("{} {}", document.title, document.text)
-    }
+/// What is encoded for a document: its passage, as BM25 indexes it.
+fn passage(document: &Document) -> String {
+    crate::corpus::passage(&document.title, &document.text)
 }
 
 /// Encodes `documents` (in id-rank order) into `out` (a `vectors.f32`), resuming from `work`.

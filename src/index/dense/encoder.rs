@@ -77,6 +77,15 @@ impl EncoderConfig {
         EncoderConfig { name: "contriever".into(), model: model.into(), tokenizer: default_tokenizer(), pooling: Pooling::Mean, normalize: true, max_length: 512, query_prefix: String::new(), passage_prefix: String::new() }
     }
 
+    /// The sha256 of the model file in `dir`, hex: what an index records, so that queries are never
+    /// encoded by another model of the same name.
+    pub fn model_sha256(&self, dir: &Path) -> Result<String> {
+        use sha2::Digest;
+        let path = dir.join(&self.model);
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        Ok(sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
+    }
+
     /// Reads `dir/quantir-encoder.json`.
     pub fn read(dir: &Path) -> Result<EncoderConfig> {
         let path = dir.join("quantir-encoder.json");
