@@ -12,6 +12,9 @@ claims.jsonl: the first 12 claims (file order) with at least two dated snippets 
 top-3 evidence, as {"id", "text", "date", "label"}. The source gives no claim dates, so "date" is
 a demo cutoff: the most recent date among that claim's own dated snippets, so a run with it
 drops that snippet (published that day, not strictly before) and keeps the older ones.
+qrels.tsv: for each of those claims, its own dated top-3 snippets, relevance 1 (TREC qrels): not
+relevance judgments, but the evidence QuanTemp's own BM25 found for the claim, so a run's
+measures against it say how much of that evidence quantir finds (and how much the cutoff removes).
 """
 import json, os, re, sys
 
@@ -26,11 +29,13 @@ for item in items:
             if m and doc not in id_of:
                 id_of[doc] = f"qt-{len(id_of) + 1:04d}"
                 corpus[id_of[doc]] = {"title": "", "snippet": m.group(2).strip(), "date": m.group(1)}
-claims = []
+claims, qrels = [], []
 for index, item in enumerate(items):
     dated = [pattern.match(d).group(1) for ev in item["evidences"] for d in ev["top_k_doc"] if pattern.match(d)]
     if len(dated) >= 2 and len(claims) < 12:
         claims.append({"id": f"val-{index}", "text": item["claim"].replace("/n", " "), "date": max(dated), "label": item["label"]})
+        own = sorted({id_of[d] for ev in item["evidences"] for d in ev["top_k_doc"] if d in id_of})
+        qrels += [f"val-{index} 0 {doc} 1" for doc in own]
 os.makedirs(out, exist_ok=True)
 with open(os.path.join(out, "corpus.json"), "w") as f:
     json.dump(corpus, f, indent=1, ensure_ascii=False)
@@ -38,4 +43,6 @@ with open(os.path.join(out, "corpus.json"), "w") as f:
 with open(os.path.join(out, "claims.jsonl"), "w") as f:
     for c in claims:
         f.write(json.dumps(c, ensure_ascii=False) + "\n")
-print(f"{len(corpus)} snippets, {len(claims)} claims")
+with open(os.path.join(out, "qrels.tsv"), "w") as f:
+    f.write("\n".join(qrels) + "\n")
+print(f"{len(corpus)} snippets, {len(claims)} claims, {len(qrels)} qrels")

@@ -134,6 +134,15 @@ pub enum Error {
         source: tantivy::TantivyError,
     },
 
+    /// `quantir index` was pointed at something that is not an index and not empty.
+    #[error("{}: {what}; quantir index replaces only a folder that holds a quantir index, or an empty one\n\nhint: choose another --index folder (nothing was changed)", path.display())]
+    NotAnIndexTarget {
+        /// The `--index` path.
+        path: PathBuf,
+        /// What it is.
+        what: String,
+    },
+
     /// The model found for an index's dense vectors is not the one they were made with.
     #[error(
         "{}: this is not the model {} was built with (model sha256 {found}, the index records {expected})\n\nhint: name the right model folder with --dense DIR, or rebuild the index with this model (`quantir index --corpus <CORPUS> --index {} --dense <MODEL_DIR>`)",

@@ -90,11 +90,11 @@ pub struct PlanArgs {
     /// Filter sub-queries with MMR (relevance to the claim against redundancy)
     #[arg(long)]
     pub mmr: bool,
-    /// MMR's β (weight of relevance to the claim)
-    #[arg(long, default_value_t = 0.8, requires = "mmr")]
+    /// MMR's β (weight of relevance to the claim, 0 to 1)
+    #[arg(long, default_value_t = 0.8, requires = "mmr", value_parser = unit_interval)]
     pub mmr_beta: f64,
-    /// MMR's threshold on min-max normalised scores
-    #[arg(long, default_value_t = 0.5, requires = "mmr")]
+    /// MMR's threshold on min-max normalised scores (0 to 1)
+    #[arg(long, default_value_t = 0.5, requires = "mmr", value_parser = unit_interval)]
     pub mmr_threshold: f64,
     /// MMR's similarity: lexical, or dense (the encoder's cosine; needs --dense or an index with vectors)
     #[arg(long, value_enum, default_value_t = MmrSimilarity::Lexical, requires = "mmr")]
@@ -145,6 +145,14 @@ impl LlmArgs {
             cache_dir: self.llm_cache.clone(),
             max_queries: 10,
         })
+    }
+}
+
+/// A number from 0 to 1 (NaN and infinities refused).
+fn unit_interval(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("expected a number from 0 to 1, found {text:?}")),
     }
 }
 

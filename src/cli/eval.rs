@@ -53,7 +53,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         if args.per_query {
             for (qid, values) in &evaluation.per_query {
                 for (m, v) in measures.iter().zip(values) {
-                    println!("{:<22}\t{qid}\t{v:.4}", m.to_string());
+                    println!("{:<22}\t{qid}\t{:.4}", m.to_string(), unsigned_zero(*v));
                 }
             }
         }
@@ -73,6 +73,15 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
 pub fn print_means(evaluation: &Evaluation) {
     println!("{:<22}\tall\t{}", "num_q", evaluation.per_query.len());
     for (m, v) in evaluation.measures.iter().zip(&evaluation.mean) {
-        println!("{:<22}\tall\t{v:.4}", m.to_string());
+        println!("{:<22}\tall\t{:.4}", m.to_string(), unsigned_zero(*v));
+    }
+}
+
+/// `v`, with a value that prints as zero at four places printed `0.0000`, never `-0.0000`.
+fn unsigned_zero(v: f64) -> f64 {
+    if (v * 1e4).round() == 0.0 {
+        0.0
+    } else {
+        v
     }
 }

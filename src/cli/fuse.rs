@@ -27,6 +27,7 @@ pub struct FuseArgs {
 }
 
 pub fn run(args: FuseArgs) -> anyhow::Result<()> {
+    super::check_output("--output", &args.output, &args.runs.iter().map(PathBuf::as_path).collect::<Vec<_>>(), &[])?;
     let runs = args.runs.iter().map(|p| Run::read_trec(p)).collect::<Result<Vec<_>, _>>()?;
     let config = args.fusion.config(args.method);
     let fused = fuse_runs(&runs, &config, args.k as usize)?;

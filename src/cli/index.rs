@@ -45,6 +45,7 @@ pub struct IndexArgs {
 
 pub fn run(args: IndexArgs) -> anyhow::Result<()> {
     let started = Instant::now();
+    quantir::index::check_target(&args.index)?;
     let corpus = load_corpus(&args.corpus, args.format)?;
     let loaded = started.elapsed().as_secs_f64();
     let encoder = args.dense.encoder(None)?;

@@ -91,6 +91,37 @@ mod tests {
     }
 }
 
+/// The absolute form of `path`, which may not exist yet (its parent must, or it is taken as given).
+fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    match (path.parent().filter(|p| !p.as_os_str().is_empty()).map_or_else(|| std::path::PathBuf::from(".").canonicalize(), |p| p.canonicalize()), path.file_name()) {
+        (Ok(parent), Some(name)) => parent.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Refuses an `--output` (named `flag`) that would overwrite one of the command's `inputs` (or
+/// land inside an input folder) or land inside one of the `indexes` it reads: checked before any
+/// work, so nothing is lost.
+fn check_output(flag: &str, output: &std::path::Path, inputs: &[&std::path::Path], indexes: &[&std::path::Path]) -> anyhow::Result<()> {
+    let out = absolute(output);
+    for input in inputs {
+        let input = absolute(input);
+        if out == input || (input.is_dir() && out.starts_with(&input)) {
+            anyhow::bail!("{flag} {} would overwrite the input {}\n\nhint: write the output somewhere else (nothing was changed)", output.display(), input.display());
+        }
+    }
+    for index in indexes {
+        let index = absolute(index);
+        if out.starts_with(&index) {
+            anyhow::bail!("{flag} {} lies inside the index {} it reads\n\nhint: write the output outside the index folder (nothing was changed)", output.display(), index.display());
+        }
+    }
+    Ok(())
+}
+
 /// Writes `items` as JSON lines through a temporary file renamed into place.
 fn write_jsonl<T: serde::Serialize>(path: &std::path::Path, items: &[T]) -> anyhow::Result<()> {
     use anyhow::Context;

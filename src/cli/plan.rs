@@ -33,6 +33,7 @@ struct Line<'a> {
 }
 
 pub fn run(args: PlanCommand) -> anyhow::Result<()> {
+    super::check_output("--output", &args.output, &[&args.claims], &[])?;
     let claims = load_claims(&args.claims, args.format, None)?;
     let encoder = if args.plan.needs_encoder() { args.dense.encoder(None)?.map(std::sync::Arc::new) } else { None };
     let planner = args.plan.planner(encoder)?;

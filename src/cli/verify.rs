@@ -56,6 +56,7 @@ pub struct TrainArgs {
 }
 
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
+    super::check_output("--output", &args.output, &[&args.claims], &[])?;
     let examples = read_examples(&args.claims)?;
     let encoder = if args.features.dense { Some(args.dense.encoder(Some(std::path::Path::new("models/all-minilm-l6-v2")))?.context("no encoder")?) } else { None };
     let config = TrainConfig {
@@ -164,6 +165,8 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 }
 
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
+    let inputs: Vec<&std::path::Path> = [Some(args.claims.as_path()), args.run.as_deref(), args.evidence.as_deref(), args.database.as_deref()].into_iter().flatten().collect();
+    super::check_output("--output", &args.output, &inputs, &args.index.as_deref().into_iter().collect::<Vec<_>>())?;
     let labels = args.labels.unwrap_or_else(|| match args.database {
         Some(_) => LabelSet::parse("true,false,not-enough-info").expect("valid labels"),
         None => LabelSet::default(),
@@ -265,39 +268,75 @@ pub struct VerifyEvalArgs {
     /// A second predictions file: paired t-test on per-fold macro-F1 against --pred
     #[arg(long, value_name = "PATH", requires = "folds")]
     pred_b: Option<PathBuf>,
-    /// Folds for the paired t-test (the claims in id order, cut into equal parts)
-    #[arg(long)]
+    /// Folds for the paired t-test (the claims in id order, cut into equal parts; 2 to the number
+    /// of claims)
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=1_000_000))]
     folds: Option<usize>,
+    /// Score only the claims predicted: without it, a gold claim with no prediction, or a
+    /// prediction for a claim with no gold label, is an error
+    #[arg(long)]
+    allow_missing: bool,
     /// Print JSON
     #[arg(long)]
     json: bool,
 }
 
+/// How the predictions cover the gold claims.
+#[derive(Debug, serde::Serialize)]
+struct Coverage {
+    /// Gold claims.
+    gold: usize,
+    /// Gold claims with a prediction.
+    predicted: usize,
+    /// Gold claims without one.
+    missing: usize,
+    /// Predictions for claims without a gold label.
+    extra: usize,
+}
+
 /// A claim's gold label, its predicted label (none for a failed run) and its tool calls.
 type Judged = (String, Gold, Option<Label>, Option<usize>);
 
-fn pairs(gold: &HashMap<String, Gold>, pred: &PathBuf) -> anyhow::Result<Vec<Judged>> {
+fn pairs(gold: &HashMap<String, Gold>, pred: &PathBuf, allow_missing: bool) -> anyhow::Result<(Vec<Judged>, Coverage)> {
     let predictions = read_predictions(pred)?;
     let mut out = Vec::with_capacity(predictions.len());
+    let mut seen = std::collections::HashSet::new();
+    let mut extra = Vec::new();
     for p in predictions {
-        let g = gold.get(&p.id).with_context(|| format!("{}: claim {} has no gold label", pred.display(), p.id))?;
+        anyhow::ensure!(seen.insert(p.id.clone()), "{}: claim {:?} is predicted twice\n\nhint: keep one prediction per claim", pred.display(), p.id);
+        let Some(g) = gold.get(&p.id) else {
+            extra.push(p.id);
+            continue;
+        };
         let label = if p.failure.is_some() { None } else { Some(p.label) };
         out.push((p.id, *g, label, p.tool_calls));
     }
+    let missing: Vec<&String> = gold.keys().filter(|id| !seen.contains(*id)).collect();
+    let coverage = Coverage { gold: gold.len(), predicted: out.len(), missing: missing.len(), extra: extra.len() };
+    if !allow_missing {
+        if let Some(first) = missing.iter().min() {
+            anyhow::bail!("{}: {} of {} gold claims have no prediction (e.g. {first:?})\n\nhint: predict every claim, or pass --allow-missing to score only those predicted", pred.display(), coverage.missing, coverage.gold);
+        }
+        if let Some(first) = extra.first() {
+            anyhow::bail!("{}: {} predictions are for claims with no gold label (e.g. {first:?})\n\nhint: check that the ids match, or pass --allow-missing to leave them out", pred.display(), coverage.extra);
+        }
+    }
+    anyhow::ensure!(!out.is_empty(), "{}: no prediction for any gold claim", pred.display());
     // Claims in id order (numerically when ids are numbers), so folds are the same for any file.
     out.sort_by(|a, b| match (a.0.parse::<u64>(), b.0.parse::<u64>()) {
         (Ok(x), Ok(y)) => x.cmp(&y),
         _ => a.0.cmp(&b.0),
     });
-    Ok(out)
+    Ok((out, coverage))
 }
 
 pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
     let gold = read_gold(&args.gold)?;
-    let a = pairs(&gold, &args.pred)?;
+    let (a, coverage) = pairs(&gold, &args.pred, args.allow_missing)?;
     let outcomes = |v: &[Judged]| v.iter().map(|(_, g, p, _)| (g.label, *p)).collect::<Vec<_>>();
     let scores = score_outcomes(&outcomes(&a));
     let mut json = serde_json::to_value(&scores)?;
+    json["coverage"] = serde_json::to_value(&coverage)?;
     let categories = nei_categories(&a.iter().map(|(_, g, p, _)| (*g, *p)).collect::<Vec<_>>());
     if !categories.is_empty() {
         json["nei_categories"] = serde_json::to_value(&categories)?;
@@ -307,7 +346,8 @@ pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
         json["tool_calls"] = serde_json::to_value(calls)?;
     }
     if let (Some(b), Some(folds)) = (&args.pred_b, args.folds) {
-        let b = pairs(&gold, b)?;
+        let (b, _) = pairs(&gold, b, args.allow_missing)?;
+        anyhow::ensure!(folds <= a.len(), "--folds {folds}: there are only {} claims to cut into folds", a.len());
         anyhow::ensure!(a.iter().map(|x| &x.0).eq(b.iter().map(|x| &x.0)), "--pred and --pred-b must predict the same claims");
         let fold_scores = |v: &[Judged]| -> Vec<f64> {
             let o = outcomes(v);
@@ -327,6 +367,7 @@ pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     print_scores(&scores);
+    println!("coverage     {} of {} gold claims predicted ({} missing, {} extra)", coverage.predicted, coverage.gold, coverage.missing, coverage.extra);
     for (category, c) in &categories {
         let predicted: Vec<String> = c.predicted.iter().map(|(label, n)| format!("{label} {n}")).collect();
         println!("not enough info, {:<15} claims {} recall {:.4} (predicted: {})", category.name(), c.claims, c.recall, predicted.join(", "));

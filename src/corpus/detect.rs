@@ -77,13 +77,15 @@ fn first_line(path: &Path) -> Result<String> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut reader = BufReader::new(file);
     let mut buf = Vec::new();
+    let mut first = true;
     loop {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf).map_err(|e| Error::io(path, e))?;
         if n == 0 {
             return Ok(String::new());
         }
-        let line = String::from_utf8_lossy(&buf).into_owned();
+        let bytes = if std::mem::take(&mut first) { crate::io::strip_bom(&buf) } else { &buf[..] };
+        let line = String::from_utf8_lossy(bytes).into_owned();
         if !line.trim().is_empty() {
             return Ok(line);
         }

@@ -128,7 +128,19 @@ pub fn load_claims(path: &Path, format: Format, only: Option<&HashSet<String>>) 
     Ok(claims)
 }
 
+/// Checks an id: one TREC files can carry (no whitespace, no control characters: runs and qrels
+/// are whitespace-separated, so such an id would write a run that cannot be read back), and not
+/// seen before in the file.
 fn check_unique(path: &Path, first_line: &mut HashMap<String, usize>, id: &str, line: usize) -> Result<()> {
+    if id.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(Error::Parse {
+            path: path.to_path_buf(),
+            at: Position { line, column: None },
+            field: "id".into(),
+            expected: "an id without spaces, tabs, newlines or control characters (TREC runs and qrels cannot carry them)".into(),
+            found: format!("{id:?}"),
+        });
+    }
     if let Some(&first) = first_line.get(id) {
         return Err(Error::DuplicateId { path: path.to_path_buf(), id: id.to_string(), first_line: first, line });
     }

@@ -103,6 +103,9 @@ impl FusionConfig {
         if self.method == Method::Wsum && !self.weights.is_empty() && self.weights.len() != lists {
             return Err(Error::InvalidArgument { name: "--weights", message: format!("expected one weight per list ({lists}), found {}", self.weights.len()) });
         }
+        if let Some(w) = self.weights.iter().find(|w| !w.is_finite()) {
+            return Err(Error::InvalidArgument { name: "--weights", message: format!("expected finite numbers, found {w}") });
+        }
         if !(self.rrf_k.is_finite() && self.rrf_k >= 0.0) {
             return Err(Error::InvalidArgument { name: "--rrf-k", message: format!("expected a number ≥ 0, found {}", self.rrf_k) });
         }

@@ -64,10 +64,35 @@ pub struct BuildSummary {
     pub resumed: usize,
 }
 
+/// Checks that `target` may be replaced by an index: it is absent, an empty folder, or a folder
+/// holding a quantir index (its `manifest.json`). Anything else — a file, a folder of someone's
+/// documents, the corpus being indexed — is refused before any work, so `quantir index` never
+/// destroys what is not its own.
+pub fn check_target(target: &Path) -> Result<()> {
+    let refuse = |what: &str| Err(Error::NotAnIndexTarget { path: target.to_path_buf(), what: what.to_string() });
+    match std::fs::symlink_metadata(target) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(target, e)),
+        Ok(meta) if meta.is_dir() => {
+            if target.join("manifest.json").is_file() {
+                return Ok(());
+            }
+            let mut entries = std::fs::read_dir(target).map_err(|e| Error::io(target, e))?;
+            match entries.next() {
+                None => Ok(()),
+                Some(_) => refuse("is a folder that holds files but no quantir index (no manifest.json)"),
+            }
+        }
+        Ok(meta) if meta.file_type().is_symlink() => refuse("is a symbolic link"),
+        Ok(_) => refuse("is a file"),
+    }
+}
+
 /// Builds the index for `corpus` at `target`, replacing any index there only once the new one is
-/// complete. `corpus_path` is recorded in the manifest.
+/// complete ([`check_target`] first). `corpus_path` is recorded in the manifest.
 pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexConfig, progress: &dyn Progress) -> Result<BuildSummary> {
     config.bm25.validate()?;
+    check_target(target)?;
     let started = Instant::now();
     let staging = AtomicDir::create(target)?;
     let dir = staging.path();

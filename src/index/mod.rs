@@ -31,6 +31,6 @@ mod manifest;
 mod open;
 mod tokenizer;
 
-pub use build::{build, BuildSummary, DenseConfig, IndexConfig};
+pub use build::{build, check_target, BuildSummary, DenseConfig, IndexConfig};
 pub use manifest::{Bm25Params, DenseManifest, HnswParams, Manifest, FORMAT_VERSION};
 pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

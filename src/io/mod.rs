@@ -7,7 +7,7 @@ mod atomic_dir;
 mod text;
 
 pub use atomic_dir::AtomicDir;
-pub use text::{json_error, position_at, read_utf8, JsonlLines, MappedText, Positions, Record};
+pub use text::{json_error, position_at, read_utf8, strip_bom, JsonlLines, MappedText, Positions, Record};
 
 /// Where long jobs report how far they are. The library never draws: the CLI implements this
 /// with a progress bar, tests and the server with [`NoProgress`].

@@ -4,9 +4,21 @@ use std::path::Path;
 
 use crate::error::{Error, Position, Result};
 
-/// Reads a whole file as UTF-8; invalid bytes are an error naming their line and column.
+/// The UTF-8 byte order mark some editors write first; every reader drops it, so the first record
+/// of a file saved by such an editor is read like any other.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading byte order mark: the one rule every reader applies.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
+/// Reads a whole file as UTF-8 (a leading byte order mark dropped); invalid bytes are an error
+/// naming their line and column.
 pub fn read_utf8(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let mut bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bom = bytes.len() - strip_bom(&bytes).len();
+    bytes.drain(..bom);
     String::from_utf8(bytes).map_err(|e| {
         let byte_offset = e.utf8_error().valid_up_to();
         let bytes = e.into_bytes();
@@ -45,8 +57,9 @@ impl MappedText {
         Ok(mapped)
     }
 
+    /// The file's bytes, a leading byte order mark dropped.
     fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or_default()
+        strip_bom(self.map.as_deref().unwrap_or_default())
     }
 
     /// The text.

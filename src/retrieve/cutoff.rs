@@ -13,6 +13,18 @@ pub enum UndatedPolicy {
     Include,
 }
 
+/// Whether a batch run applies the temporal filter (`--temporal-filter`): QuanTemp++ reports
+/// every planner with and without it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TemporalFilter {
+    /// Each claim's own date is its cutoff (`--before` for claims without one).
+    #[default]
+    Claim,
+    /// No cutoff at all: the whole collection, as a system that ignores time would search it.
+    Off,
+}
+
 /// Which documents a search may return, by publication date.
 ///
 /// With `before = Some(d)`, a document is admitted when the *last* day of its publication date is

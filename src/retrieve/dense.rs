@@ -1,9 +1,11 @@
 //! Dense retrieval: inner product between query and document vectors, exact or through HNSW,
 //! with the date cutoff.
 //!
-//! - **Exact**: the scores of a block of queries against a block of [`BLOCK`] documents are one
-//!   matrix product (`matrixmultiply::sgemm`); each query keeps its top k among the documents its
-//!   cutoff admits. Exact top-k under the cutoff, as for BM25.
+//! - **Exact**: the scores of a block of [`QUERY_BLOCK`] queries against a block of [`BLOCK`]
+//!   documents are one matrix product (`matrixmultiply::sgemm`); each query keeps its top k among
+//!   the documents its own cutoff admits. Exact top-k under the cutoff, as for BM25. Query blocks
+//!   run in parallel (rayon), so a whole run's sub-queries — every claim's, each with its own
+//!   cutoff — are one call that uses every core.
 //! - **HNSW**: a filtered graph search that only returns admitted documents. When the cutoff
 //!   admits less than [`HNSW_MIN_ADMITTED`] of the collection, the graph would wander among
 //!   refused nodes and miss good ones, so the search falls back to exact; it also falls back when
@@ -21,7 +23,7 @@ use crate::index::Index;
 pub const BLOCK: usize = 4096;
 
 /// Queries per block of the exact search.
-const QUERY_BLOCK: usize = 64;
+pub const QUERY_BLOCK: usize = 64;
 
 /// Below this share of admitted documents, HNSW search falls back to exact search.
 pub const HNSW_MIN_ADMITTED: f64 = 0.10;
@@ -58,13 +60,20 @@ pub fn search(index: &Index, queries: &[DenseQuery], k: usize, ann: Ann, ef: usi
         message: format!("{} has no dense vectors\n\nhint: rebuild it with `quantir index --corpus … --index {} --dense models/all-minilm-l6-v2`", index.path().display(), index.path().display()),
     })?;
     let dates = index.date_keys_by_rank();
+    // k beyond the collection is the collection (and allocates no more).
+    let k = k.min(dates.len());
+    // The matrix products read `dim` values per query: a vector of another length (an encoder of
+    // another dimension) is an error here, never an out-of-bounds read.
+    if let Some(q) = queries.iter().find(|q| q.vector.len() != vectors.dim()) {
+        return Err(Error::InvalidArgument { name: "--dense", message: format!("a query vector has {} values, the index's vectors {}: the encoder is not the index's", q.vector.len(), vectors.dim()) });
+    }
     match ann {
         Ann::Exact => Ok(exact(vectors.all(), vectors.dim(), dates, queries, k)),
         Ann::Hnsw => {
+            use rayon::prelude::*;
             let graph = index.hnsw()?;
             let n = dates.len();
-            let mut out = Vec::with_capacity(queries.len());
-            for q in queries {
+            let out = queries.par_iter().map(|q| {
                 let cut = q.cutoff.compile();
                 let admit = |row: usize| cut.admits(dates[row]) && Some(row as u32) != q.exclude;
                 let unfiltered = q.cutoff.before.is_none() && q.exclude.is_none();
@@ -79,18 +88,24 @@ pub fn search(index: &Index, queries: &[DenseQuery], k: usize, ann: Ann, ef: usi
                 if hits.len() < k.min(admitted) {
                     hits = exact(vectors.all(), vectors.dim(), dates, std::slice::from_ref(q), k).pop().unwrap_or_default();
                 }
-                out.push(hits);
-            }
-            Ok(out)
+                hits
+            });
+            Ok(out.collect())
         }
     }
 }
 
 /// Exact search (module doc).
 fn exact(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k: usize) -> Vec<Vec<(u32, f32)>> {
+    use rayon::prelude::*;
+    let blocks: Vec<Vec<Vec<(u32, f32)>>> = queries.par_chunks(QUERY_BLOCK).map(|qblock| exact_block(all, dim, dates, qblock, k)).collect();
+    blocks.into_iter().flatten().collect()
+}
+
+/// One block of queries against every document.
+fn exact_block(all: &[f32], dim: usize, dates: &[DayNumber], qblock: &[DenseQuery], k: usize) -> Vec<Vec<(u32, f32)>> {
     let n = dates.len();
-    let mut results = Vec::with_capacity(queries.len());
-    for qblock in queries.chunks(QUERY_BLOCK) {
+    {
         let nq = qblock.len();
         let q: Vec<f32> = qblock.iter().flat_map(|q| q.vector.iter().copied()).collect();
         let cuts: Vec<CompiledCutoff> = qblock.iter().map(|q| q.cutoff.compile()).collect();
@@ -116,7 +131,6 @@ fn exact(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k
                 }
             }
         }
-        results.extend(heaps.into_iter().map(sorted));
+        heaps.into_iter().map(sorted).collect()
     }
-    results
 }

@@ -19,7 +19,7 @@ pub mod dense;
 mod top_k;
 
 pub use bm25::{Bm25, Hit, Scratch};
-pub use cutoff::{Cutoff, UndatedPolicy};
+pub use cutoff::{Cutoff, TemporalFilter, UndatedPolicy};
 pub use dense::{Ann, DenseQuery};
 
 /// Which retrieval runs per sub-query.

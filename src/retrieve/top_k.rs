@@ -44,7 +44,9 @@ pub(crate) struct TopK<T> {
 
 impl<T> TopK<T> {
     pub fn new(k: usize) -> Self {
-        TopK { k, heap: BinaryHeap::with_capacity(k + 1) }
+        // The heap grows as candidates come: a k far beyond the collection (`-k 1000000000000`)
+        // reserves nothing it will not use.
+        TopK { k, heap: BinaryHeap::with_capacity(k.min(4096) + 1) }
     }
 
     /// Offers a candidate; it is kept if it ranks before the worst one kept (or there is room).

@@ -73,6 +73,10 @@ pub struct SearchRequest {
     /// Fusion of the sub-query lists.
     #[serde(default)]
     pub fusion: Option<Method>,
+    /// How a sub-query's BM25 and dense lists are fused under hybrid retrieval (after z-scoring;
+    /// default combsum).
+    #[serde(default)]
+    pub hybrid_fusion: Option<Method>,
     /// Normalisation before fusion.
     #[serde(default)]
     pub norm: Option<Norm>,
@@ -163,6 +167,9 @@ fn check(request: &SearchRequest, limits: &Limits) -> Result<(), ApiError> {
     if request.fusion == Some(Method::Wsum) {
         return Err(ApiError::new(400, Some("fusion"), "wsum needs one weight per sub-query, which the API does not take; use combsum"));
     }
+    if request.hybrid_fusion == Some(Method::Wsum) {
+        return Err(ApiError::new(400, Some("hybrid_fusion"), "wsum needs weights, which the API does not take; use combsum"));
+    }
     let fusion = FusionConfig { method: request.fusion.unwrap_or(Method::CombMaxNorm), norm: request.norm, ..Default::default() };
     fusion.validate(1).map_err(|e| ApiError::new(400, Some("norm"), e.to_string()))?;
     Ok(())
@@ -180,6 +187,7 @@ impl SearchRequest {
             plan_run: PlanRunConfig {
                 depth: self.depth.unwrap_or(100),
                 fusion: FusionConfig { method: self.fusion.unwrap_or(Method::CombMaxNorm), norm: self.norm, ..Default::default() },
+                hybrid: crate::engine::hybrid_fusion(self.hybrid_fusion.unwrap_or(Method::CombSum), None),
             },
         }
     }

@@ -39,6 +39,7 @@ fn document() -> serde_json::Value {
                 "retriever": {"type": "string", "enum": ["bm25", "dense", "hybrid"], "default": "bm25", "description": "dense and hybrid need an index built with --dense (see /api/health)"},
                 "fusion": {"type": "string", "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf"], "default": "combmax-norm"},
                 "norm": {"type": "string", "enum": ["none", "min-max", "max", "sum", "zmuv", "rank"]},
+                "hybrid_fusion": {"type": "string", "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf"], "default": "combsum", "description": "how a sub-query's BM25 and dense lists combine under hybrid retrieval (after z-scoring; combmax-norm min-max, rrf ranks)"},
                 "k": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},
                 "depth": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
                 "undated": {"type": "string", "enum": ["exclude", "include"], "default": "exclude"}

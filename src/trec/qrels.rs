@@ -73,7 +73,8 @@ fn read_columns(path: &Path, text: &str, beir: bool) -> Result<Qrels> {
     for (i, line) in text.lines().enumerate() {
         let at = Position { line: i + 1, column: None };
         let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() || (beir && i == 0 && line.starts_with("query-id")) {
+        // `#` lines are comments, as trec_eval reads qrels.
+        if line.trim().is_empty() || line.trim_start().starts_with('#') || (beir && i == 0 && line.starts_with("query-id")) {
             continue;
         }
         let fields: Vec<&str> = line.split_whitespace().collect();

@@ -188,9 +188,13 @@ fn parse_chunk<'a>(path: &Path, text: &'a str, start: usize, end: usize) -> Resu
     for raw in text[start..end].split_inclusive('\n') {
         let line_offset = offset;
         offset += raw.len();
+        if raw.trim_start().starts_with('#') {
+            continue;
+        }
         let mut fields = raw.split_ascii_whitespace();
-        let (Some(qid), Some(_q0), Some(docid), Some(_rank), Some(score), Some(_tag), None) =
-            (fields.next(), fields.next(), fields.next(), fields.next(), fields.next(), fields.next(), fields.next())
+        // Columns after the sixth are ignored, and `#` lines are comments, as trec_eval reads runs.
+        let (Some(qid), Some(_q0), Some(docid), Some(_rank), Some(score), Some(_tag)) =
+            (fields.next(), fields.next(), fields.next(), fields.next(), fields.next(), fields.next())
         else {
             if raw.trim().is_empty() {
                 continue;
@@ -199,11 +203,11 @@ fn parse_chunk<'a>(path: &Path, text: &'a str, start: usize, end: usize) -> Resu
             let at = Position { line: crate::io::position_at(text, line_offset).line, column: None };
             return Err(Error::Malformed { path: path.to_path_buf(), at, message: format!("expected 6 fields `qid Q0 docid rank score tag`, found {found}") });
         };
-        let score: f64 = score.parse().map_err(|_| Error::Parse {
+        let score: f64 = score.parse().ok().filter(|s: &f64| s.is_finite()).ok_or_else(|| Error::Parse {
             path: path.to_path_buf(),
             at: Position { line: crate::io::position_at(text, line_offset).line, column: None },
             field: "score".into(),
-            expected: "a number".into(),
+            expected: "a finite number".into(),
             found: crate::error::shorten(score),
         })?;
         match groups.last_mut() {

@@ -93,3 +93,30 @@ fn without_a_cutoff_undated_documents_are_kept() {
     let all = bm25.search("inflation rate jobs tax wage crime 2021 billion", &Cutoff::none(), 10_000, None, &mut Scratch::default()).unwrap();
     assert!(all.iter().any(|h| f.dates[f.index.id(h.rank)].is_none()));
 }
+
+/// `run --temporal-filter off` searches the whole collection, as QuanTemp++'s "without temporal
+/// filter" rows do; the default cuts each claim off at its own date.
+#[test]
+fn runs_with_and_without_the_temporal_filter() {
+    use crate::util::{quantir, repo};
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&index).assert().success();
+    let corpus: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-sample/corpus.json")).unwrap()).unwrap();
+    let claims: HashMap<String, String> = std::fs::read_to_string(repo().join("data/quantemp-sample/claims.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|c| (c["id"].as_str().unwrap().to_string(), c["date"].as_str().unwrap().to_string()))
+        .collect();
+    let late = |filter: &str| -> usize {
+        let out = dir.path().join(filter);
+        quantir().args(["run", "-k", "20", "--temporal-filter", filter, "--index"]).arg(&index).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(&out).assert().success();
+        std::fs::read_to_string(&out).unwrap().lines().filter(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            corpus[f[2]]["date"].as_str().unwrap() >= claims[f[0]].as_str()
+        }).count()
+    };
+    assert_eq!(late("claim"), 0);
+    assert!(late("off") >= 12, "each claim's newest own snippet is dated on its cutoff");
+}

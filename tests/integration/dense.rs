@@ -58,14 +58,15 @@ use quantir::retrieve::{Ann, Cutoff, DenseQuery, UndatedPolicy};
 
 use crate::util::quantir;
 
-struct DenseSample {
+pub struct DenseSample {
     _dir: tempfile::TempDir,
-    index: Index,
+    pub path: PathBuf,
+    pub index: Index,
     queries: Vec<Vec<f32>>,
 }
 
 /// The QuanTemp sample indexed with vectors and an HNSW graph, and the vectors of its 12 claims.
-fn dense_sample() -> &'static DenseSample {
+pub fn dense_sample() -> &'static DenseSample {
     static SAMPLE: OnceLock<DenseSample> = OnceLock::new();
     SAMPLE.get_or_init(|| {
         let (model_dir, lib) = model();
@@ -90,7 +91,7 @@ fn dense_sample() -> &'static DenseSample {
             .collect();
         let refs: Vec<&str> = claims.iter().map(String::as_str).collect();
         let (flat, dim) = encoder().encode(&refs, TextKind::Query).unwrap();
-        DenseSample { _dir: dir, index: Index::open(&path).unwrap(), queries: flat.chunks(dim).map(<[f32]>::to_vec).collect() }
+        DenseSample { _dir: dir, index: Index::open(&path).unwrap(), path, queries: flat.chunks(dim).map(<[f32]>::to_vec).collect() }
     })
 }
 
@@ -301,4 +302,35 @@ fn models_are_found_from_any_directory_and_checked_by_hash() {
         .stderr(contains("is not the model"))
         .stderr(contains("the index records 8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"))
         .stderr(contains("hint: name the right model folder with --dense DIR"));
+}
+
+/// Hybrid retrieval fuses each sub-query's BM25 and dense lists with --hybrid-fusion (CombSUM of
+/// z-scores by default): a claim-only hybrid run equals `quantir fuse` of the BM25 and the dense
+/// runs, and another --hybrid-fusion gives another run.
+#[test]
+fn hybrid_runs_fuse_bm25_and_dense_with_their_own_setting() {
+    let s = dense_sample();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, flags: &[&str]| {
+        let out = dir.path().join(name);
+        quantir().args(["run", "-k", "50", "--index"]).arg(&s.path).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).args(flags).arg("--output").arg(&out).assert().success();
+        out
+    };
+    let (bm25, dense, hybrid) = (run("bm25", &["--retriever", "bm25"]), run("dense", &["--retriever", "dense"]), run("hybrid", &["--retriever", "hybrid"]));
+    let fused = dir.path().join("fused");
+    quantir().args(["fuse", "--method", "combsum", "--norm", "zmuv", "-k", "50"]).arg(&bm25).arg(&dense).arg("--output").arg(&fused).assert().success();
+    let read = |p: &std::path::Path| -> Vec<(String, String, f64)> {
+        std::fs::read_to_string(p).unwrap().lines().map(|l| { let f: Vec<&str> = l.split(' ').collect(); (f[0].to_string(), f[2].to_string(), f[4].parse().unwrap()) }).collect()
+    };
+    let (ours, theirs) = (read(&hybrid), read(&fused));
+    assert_eq!(ours.len(), theirs.len());
+    for (a, b) in ours.iter().zip(&theirs) {
+        assert_eq!((&a.0, &a.1), (&b.0, &b.1));
+        assert!((a.2 - b.2).abs() < 1e-9, "{a:?} vs {b:?}");
+    }
+    let rrf = run("hybrid-rrf", &["--retriever", "hybrid", "--hybrid-fusion", "rrf"]);
+    assert_ne!(read(&rrf), ours);
+    // The sub-query fusion has its own flag: a numeric plan under hybrid retrieval takes both.
+    run("numeric-hybrid", &["--retriever", "hybrid", "--plan", "numeric", "--fusion", "rrf", "--hybrid-fusion", "combmnz"]);
+    quantir().args(["run", "--retriever", "hybrid", "--hybrid-fusion", "combmax-norm", "--hybrid-norm", "zmuv", "--index"]).arg(&s.path).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(dir.path().join("x")).assert().code(1).stderr(contains("invalid --hybrid-fusion: combmax-norm is CombMAX over min-max"));
 }

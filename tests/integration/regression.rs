@@ -1,0 +1,155 @@
+//! One test per reported case (`issue_N_<what>`), each failing before its fix.
+
+use predicates::str::contains;
+
+use crate::util::{fixture, quantir, repo, write};
+
+/// Issue 12: `index --index DIR` replaced whatever DIR held.
+#[test]
+fn issue_12_index_refuses_a_folder_that_is_not_an_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = fixture("jsonl/corpus.jsonl");
+    let thesis = dir.path().join("d");
+    std::fs::create_dir(&thesis).unwrap();
+    write(&thesis, "thesis.tex", "x");
+    quantir().args(["index", "--corpus"]).arg(&corpus).arg("--index").arg(&thesis).assert().code(1).stderr(contains("is a folder that holds files but no quantir index")).stderr(contains("nothing was changed"));
+    assert_eq!(std::fs::read_to_string(thesis.join("thesis.tex")).unwrap(), "x");
+    // The corpus folder itself.
+    let scifact = dir.path().join("scifact");
+    std::fs::create_dir(&scifact).unwrap();
+    std::fs::copy(repo().join("data/scifact/corpus.jsonl"), scifact.join("corpus.jsonl")).unwrap();
+    quantir().args(["index", "--corpus"]).arg(&scifact).arg("--index").arg(&scifact).assert().code(1).stderr(contains("no quantir index"));
+    assert!(scifact.join("corpus.jsonl").is_file());
+    // A file: refused, nothing moved.
+    let file = write(dir.path(), "c.jsonl", std::fs::read(&corpus).unwrap());
+    quantir().args(["index", "--corpus"]).arg(&corpus).arg("--index").arg(&file).assert().code(1).stderr(contains("c.jsonl: is a file"));
+    assert_eq!(std::fs::read(&file).unwrap(), std::fs::read(&corpus).unwrap());
+    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("staging")));
+    // An empty folder and an existing index are ours to replace.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    quantir().args(["index", "--corpus"]).arg(&corpus).arg("--index").arg(&empty).assert().success();
+    quantir().args(["index", "--corpus"]).arg(&corpus).arg("--index").arg(&empty).assert().success();
+}
+
+/// Issue 12: `run`, `plan` and `fuse` overwrote their own input; `run --output idx/manifest.json`
+/// broke the index.
+#[test]
+fn issue_12_outputs_never_overwrite_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let claims = write(dir.path(), "c.jsonl", std::fs::read(fixture("jsonl/claims.jsonl")).unwrap());
+    let before = std::fs::read(&claims).unwrap();
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(fixture("jsonl/corpus.jsonl")).arg("--index").arg(&index).assert().success();
+    quantir().args(["run", "--index"]).arg(&index).arg("--claims").arg(&claims).arg("--output").arg(&claims).assert().code(1).stderr(contains("would overwrite the input"));
+    quantir().args(["plan", "--plan", "numeric", "--claims"]).arg(&claims).arg("--output").arg(dir.path().join(".").join("c.jsonl")).assert().code(1).stderr(contains("would overwrite the input"));
+    assert_eq!(std::fs::read(&claims).unwrap(), before);
+    let manifest = std::fs::read(index.join("manifest.json")).unwrap();
+    quantir().args(["run", "--index"]).arg(&index).arg("--claims").arg(&claims).arg("--output").arg(index.join("manifest.json")).assert().code(1).stderr(contains("lies inside the index"));
+    assert_eq!(std::fs::read(index.join("manifest.json")).unwrap(), manifest);
+    let run = dir.path().join("r.trec");
+    quantir().args(["run", "--index"]).arg(&index).arg("--claims").arg(&claims).arg("--output").arg(&run).assert().success();
+    quantir().args(["fuse", "--method", "rrf"]).arg(&run).arg(&run).arg("--output").arg(&run).assert().code(1).stderr(contains("would overwrite the input"));
+}
+
+/// Issue 12: `-k 1000000000000` aborted allocating 16 TB and `-k 2^60` panicked: k beyond the
+/// collection is the collection.
+#[test]
+fn issue_12_a_huge_k_is_the_whole_collection() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(fixture("jsonl/corpus.jsonl")).arg("--index").arg(&index).assert().success();
+    for k in ["1000000000000", "1152921504606846976"] {
+        let out = dir.path().join(format!("r{k}"));
+        quantir().args(["run", "-k", k, "--depth", k, "--plan", "numeric", "--index"]).arg(&index).arg("--claims").arg(fixture("jsonl/claims.jsonl")).arg("--output").arg(&out).assert().success();
+        quantir().args(["search", "-k", k, "--index"]).arg(&index).arg("inflation").assert().success();
+    }
+}
+
+/// Issue 12: `verify-eval` scored 1 of 3 gold claims as accuracy 1.0, counted a duplicate twice,
+/// scored an empty file 0 with exit 0, and panicked or aborted on huge `--folds`.
+#[test]
+fn issue_12_verify_eval_checks_coverage() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = write(dir.path(), "gold.jsonl", "{\"id\": \"a\", \"label\": \"True\"}\n{\"id\": \"b\", \"label\": \"False\"}\n{\"id\": \"c\", \"label\": \"False\"}\n");
+    let eval = |pred: &std::path::Path, extra: &[&str]| quantir().args(["verify-eval", "--gold"]).arg(&gold).arg("--pred").arg(pred).args(extra).assert();
+    let one = write(dir.path(), "one.jsonl", "{\"id\": \"a\", \"label\": \"True\"}\n");
+    eval(&one, &[]).code(1).stderr(contains("2 of 3 gold claims have no prediction (e.g. \"b\")"));
+    eval(&one, &["--allow-missing"]).success().stdout(contains("coverage     1 of 3 gold claims predicted (2 missing, 0 extra)"));
+    let twice = write(dir.path(), "twice.jsonl", "{\"id\": \"a\", \"label\": \"True\"}\n{\"id\": \"a\", \"label\": \"False\"}\n");
+    eval(&twice, &["--allow-missing"]).code(1).stderr(contains("claim \"a\" is predicted twice"));
+    let empty = write(dir.path(), "empty.jsonl", "");
+    eval(&empty, &["--allow-missing"]).code(1).stderr(contains("no prediction for any gold claim"));
+    let all = write(dir.path(), "all.jsonl", "{\"id\": \"a\", \"label\": \"True\"}\n{\"id\": \"b\", \"label\": \"True\"}\n{\"id\": \"c\", \"label\": \"False\"}\n{\"id\": \"z\", \"label\": \"False\"}\n");
+    eval(&all, &[]).code(1).stderr(contains("1 predictions are for claims with no gold label (e.g. \"z\")"));
+    for folds in ["18446744073709551615", "4294967296", "1"] {
+        eval(&all, &["--allow-missing", "--pred-b", all.to_str().unwrap(), "--folds", folds]).code(2);
+    }
+    eval(&all, &["--allow-missing", "--pred-b", all.to_str().unwrap(), "--folds", "7"]).code(1).stderr(contains("--folds 7: there are only 3 claims"));
+}
+
+/// Issue 12: NaN weights, NaN MMR parameters and NaN run scores flowed into results.
+#[test]
+fn issue_12_nan_is_refused_where_numbers_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = write(dir.path(), "a.trec", "q1 Q0 d1 1 2.5 x\nq1 Q0 d2 2 NaN x\n");
+    let good = write(dir.path(), "b.trec", "q1 Q0 d1 1 2.5 x\n");
+    quantir().args(["fuse", "--method", "wsum", "--weights", "NaN,1"]).arg(&good).arg(&good).arg("--output").arg(dir.path().join("f")).assert().code(1).stderr(contains("--weights: expected finite numbers, found NaN"));
+    quantir().args(["fuse", "--method", "rrf"]).arg(&run).arg(&good).arg("--output").arg(dir.path().join("f")).assert().code(1).stderr(contains("a.trec:2: field \"score\": expected a finite number, found \"NaN\""));
+    let qrels = write(dir.path(), "q.qrels", "q1 0 d1 1\n");
+    quantir().args(["eval", "--qrels"]).arg(&qrels).arg("--run").arg(&run).assert().code(1).stderr(contains("expected a finite number"));
+    quantir().args(["plan", "--plan", "numeric", "--mmr", "--mmr-beta", "NaN", "--claims"]).arg(fixture("jsonl/claims.jsonl")).arg("--output").arg(dir.path().join("p.jsonl")).assert().code(2).stderr(contains("expected a number from 0 to 1"));
+}
+
+/// Issue 12: an ONNX verifier config with an empty `labels` list panicked at `chunks(0)`.
+#[test]
+fn issue_12_an_onnx_verifier_without_labels_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "quantir-verifier.json", r#"{"model": "model.onnx", "tokenizer": "tokenizer.json", "labels": [], "map": {}}"#);
+    let claims = write(dir.path(), "c.jsonl", "{\"id\": \"a\", \"claim\": \"x\", \"evidence\": [\"y\"]}\n");
+    quantir().arg("verify").arg("--verifier").arg(format!("onnx:{}", dir.path().display())).arg("--claims").arg(&claims).arg("--output").arg(dir.path().join("p.jsonl")).assert().code(1).stderr(contains("labels: expected the model's labels in logit order, found an empty list"));
+}
+
+/// Issue 12: `retrieve::dense::search` ran an unsafe matrix product over query vectors whose
+/// length it never checked.
+#[test]
+fn issue_12_a_query_vector_of_another_dimension_is_an_error() {
+    use quantir::retrieve::{dense, Ann, Cutoff, DenseQuery};
+    let s = crate::dense::dense_sample();
+    let short = vec![0.1f32; 17];
+    let query = DenseQuery { vector: &short, cutoff: Cutoff::none(), exclude: None };
+    for ann in [Ann::Exact, Ann::Hnsw] {
+        let err = dense::search(&s.index, std::slice::from_ref(&query), 10, ann, 64).unwrap_err().to_string();
+        assert!(err.contains("a query vector has 17 values, the index's vectors 384"), "{err}");
+    }
+}
+
+/// Issue 12: ids with spaces, tabs, newlines or NUL were accepted and written into TREC runs that
+/// quantir's own `eval` then rejected.
+#[test]
+fn issue_12_ids_trec_files_cannot_carry_are_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, id) in [("space", "doc with space"), ("tab", "doc\twith"), ("nul", "doc\u{0}x"), ("newline", "doc\nx")] {
+        let corpus = write(dir.path(), &format!("{name}.jsonl"), format!("{{\"id\": \"ok\", \"text\": \"a\"}}\n{}\n", serde_json::json!({"id": id, "text": "inflation"})));
+        quantir().args(["index", "--corpus"]).arg(&corpus).arg("--index").arg(dir.path().join(name)).assert().code(1).stderr(contains(format!("{name}.jsonl:2: field \"id\": expected an id without spaces")));
+    }
+    let claims = write(dir.path(), "claims.jsonl", "{\"id\": \"query one\", \"text\": \"inflation\"}\n");
+    quantir().args(["plan", "--plan", "numeric", "--claims"]).arg(&claims).arg("--output").arg(dir.path().join("p.jsonl")).assert().code(1).stderr(contains("claims.jsonl:1: field \"id\""));
+}
+
+/// Issue 12 (trec_eval compatibility): `#` comment lines in qrels and runs, extra trailing run
+/// columns and a UTF-8 byte order mark are read as trec_eval reads them (the BOM used to drop the
+/// first query).
+#[test]
+fn issue_12_trec_eval_inputs_comments_extra_columns_and_bom() {
+    let dir = tempfile::tempdir().unwrap();
+    let qrels = write(dir.path(), "q.qrels", "\u{feff}# judged by hand\nq1 0 d1 1\nq2 0 d3 1\n");
+    let run = write(dir.path(), "r.trec", "\u{feff}q1 Q0 d1 1 2.5 x extra\n# a comment\nq1 Q0 d2 2 1.5 x\nq2 Q0 d4 1 1.0 x\n");
+    let out = quantir().args(["eval", "--per-query", "-m", "P.1", "--qrels"]).arg(&qrels).arg("--run").arg(&run).assert().success().get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("P.1                   \tq1\t1.0000"), "{out}");
+    assert!(out.contains("P.1                   \tq2\t0.0000"), "{out}");
+    assert!(out.contains("num_q                 \tall\t2"), "the first query is read despite the BOM: {out}");
+    let claims = write(dir.path(), "c.jsonl", "\u{feff}{\"id\": \"a\", \"text\": \"inflation is 3%\"}\n");
+    quantir().args(["plan", "--plan", "numeric", "--claims"]).arg(&claims).arg("--output").arg(dir.path().join("p.jsonl")).assert().success().stderr(contains("planned 1 claims"));
+}
