@@ -6,17 +6,12 @@ unfiltered search (quantir reports both).
 
 usage: faiss_batch.py DOC_VECTORS QUERY_VECTORS K THREADS
 """
-import json, struct, sys, time
+import json, os, sys, time
 
 import faiss
-import numpy as np
 
-
-def read(path):
-    raw = open(path, "rb").read()
-    assert raw[:8] == b"QTRVEC\0\0"
-    dim, count, dtype = struct.unpack("<I", raw[12:16])[0], struct.unpack("<Q", raw[16:24])[0], struct.unpack("<I", raw[24:28])[0]
-    return np.frombuffer(raw[32:], dtype="<f4" if dtype == 0 else "<f2").astype("float32").reshape(count, dim)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qtrvec import read  # noqa: E402
 
 
 docs, queries = read(sys.argv[1]), read(sys.argv[2])

@@ -5,17 +5,13 @@ thread, k nearest; prints queries/s of each and HNSW's recall@k against exact.
 
 usage: faiss_search.py DOC_VECTORS QUERY_VECTORS K EF
 """
-import json, struct, sys, time
+import json, os, sys, time
 
 import faiss
 import numpy as np
 
-
-def read(path):
-    raw = open(path, "rb").read()
-    assert raw[:8] == b"QTRVEC\0\0"
-    dim, count, dtype = struct.unpack("<I", raw[12:16])[0], struct.unpack("<Q", raw[16:24])[0], struct.unpack("<I", raw[24:28])[0]
-    return np.frombuffer(raw[32:], dtype="<f4" if dtype == 0 else "<f2").astype("float32").reshape(count, dim)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qtrvec import read  # noqa: E402
 
 
 docs, queries = read(sys.argv[1]), read(sys.argv[2])
