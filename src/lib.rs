@@ -13,7 +13,7 @@
 //!
 //! Modules are stacked: each uses only [`error`] and the modules before it in this order —
 //! [`io`], [`trec`], [`corpus`], [`analysis`], [`index`], [`plan`], [`retrieve`], [`fuse`],
-//! [`engine`], [`eval`], [`verify`], [`serve`].
+//! [`engine`], [`eval`], [`experiment`], [`verify`], [`serve`].
 //! The library never prints, exits or reads environment variables; the `quantir` binary's `cli`
 //! module does.
 #![warn(missing_docs)]
@@ -23,6 +23,7 @@ pub mod corpus;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod experiment;
 pub mod fuse;
 pub mod index;
 pub mod io;

@@ -5,6 +5,7 @@
 mod args;
 mod compare;
 mod eval;
+mod experiment;
 mod fuse;
 mod index;
 mod models;
@@ -49,6 +50,9 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Fuse TREC runs query by query (CombSUM, CombMAX, CombMNZ, CombMAX-Norm, RRF, weighted sum).
     Fuse(fuse::FuseArgs),
+    /// Reproduce a paper's experiments from its published data folder.
+    #[command(subcommand)]
+    Experiment(experiment::ExperimentCommand),
 }
 
 /// Parses the arguments and runs the command.
@@ -69,6 +73,7 @@ pub fn run() -> anyhow::Result<()> {
         Command::VerifyEval(args) => verify::eval(args),
         Command::Compare(args) => compare::run(args),
         Command::Fuse(args) => fuse::run(args),
+        Command::Experiment(command) => experiment::run(command),
     }
 }
 

@@ -8,6 +8,7 @@ mod databases;
 mod docs;
 pub mod dense;
 mod eval_oracle;
+mod experiment;
 mod formats;
 mod fuse_oracle;
 mod index_build;

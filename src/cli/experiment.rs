@@ -1,0 +1,119 @@
+//! `quantir experiment quantemp`: the paper's retrieval tables from a QuanTemp++ folder.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use quantir::corpus::{load_corpus, Format};
+use quantir::engine::{hybrid_fusion, PlanRunConfig};
+use quantir::experiment::{csv, markdown, run_grid, Conventions, ExperimentConfig, PaperPlanner, QuantempFolder};
+use quantir::fuse::{FusionConfig, Method};
+use quantir::index::{build, Index, IndexConfig};
+use quantir::retrieve::Retriever;
+
+use super::args::{DenseArgs, ThreadsArgs};
+use super::progress::Bar;
+
+#[derive(Debug, Subcommand)]
+pub enum ExperimentCommand {
+    /// QuanTemp++'s retrieval experiments (Table 4 layout): every planner × with and without the
+    /// temporal filter × each retriever, measures with † against claim only, and what the
+    /// reference code's post-filter loses; resumable
+    Quantemp(QuantempArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct QuantempArgs {
+    /// A QuanTemp++ folder: corpus.json, test.json, test_qrels.json (qgen_out.csv for QGen)
+    #[arg(long, value_name = "DIR")]
+    data: PathBuf,
+    /// Where the index, the runs and the tables go (a rerun reuses what is there)
+    #[arg(long, value_name = "DIR")]
+    output: PathBuf,
+    /// Planners, comma-separated (claim-only always runs: it is the baseline)
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "claim-only,fcdecomp,claimdecomp,pgmfc,qgen,numeric")]
+    planners: Vec<PaperPlanner>,
+    /// Retrievers, comma-separated (dense and hybrid encode the corpus with --dense once)
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "bm25")]
+    retrievers: Vec<Retriever>,
+    /// Documents kept per claim
+    #[arg(short, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    k: usize,
+    /// Documents each sub-query retrieves before fusion
+    #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    depth: usize,
+    /// How sub-query lists are fused (the paper's CombMAX-Norm)
+    #[arg(long, value_enum, default_value_t = Method::CombMaxNorm)]
+    fusion: Method,
+    /// quantir's conventions, or the reference code's (undated documents included, a constant
+    /// list keeps its raw score)
+    #[arg(long, value_enum, default_value_t = Conventions::Quantir)]
+    conventions: Conventions,
+    #[command(flatten)]
+    dense: DenseArgs,
+    #[command(flatten)]
+    threads: ThreadsArgs,
+}
+
+/// Peak resident memory of this process so far, in MiB.
+fn peak_mib() -> f64 {
+    // SAFETY: getrusage writes into the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    usage.ru_maxrss as f64 / 1024.0
+}
+
+pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
+    let ExperimentCommand::Quantemp(args) = command;
+    let folder = QuantempFolder::open(&args.data)?;
+    std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
+    let mut stages: Vec<serde_json::Value> = Vec::new();
+    let mut stage = |name: &str, started: Instant| {
+        let seconds = started.elapsed().as_secs_f64();
+        eprintln!("{name}: {seconds:.1} s (peak memory so far {:.0} MiB)", peak_mib());
+        stages.push(serde_json::json!({"stage": name, "seconds": seconds, "peak_mib": peak_mib()}));
+    };
+    let needs_vectors = args.retrievers.iter().any(|r| *r != Retriever::Bm25);
+    let index_dir = args.output.join("index");
+    let has_index = index_dir.join("manifest.json").is_file() && (!needs_vectors || Index::open(&index_dir)?.manifest().dense.is_some());
+    if !has_index {
+        let started = Instant::now();
+        let corpus = load_corpus(&folder.corpus, Format::Quantemp)?;
+        stage("load corpus.json", started);
+        let started = Instant::now();
+        let encoder = if needs_vectors { Some(args.dense.encoder(Some(std::path::Path::new("models/all-minilm-l6-v2")))?.context("no encoder")?) } else { None };
+        let dense = encoder.as_ref().map(|encoder| quantir::index::DenseConfig { encoder, dtype: quantir::index::dense::VectorDtype::F32, hnsw: None });
+        let summary = build(&corpus, &folder.corpus, &index_dir, &IndexConfig { threads: args.threads.threads, dense, ..IndexConfig::default() }, &Bar::default())?;
+        stage(if needs_vectors { "index (BM25 and encoding)" } else { "index (BM25)" }, started);
+        eprintln!("indexed {} snippets ({} undated){}", summary.documents, summary.undated, if needs_vectors { format!(", encoded {} ({} resumed)", summary.encoded + summary.resumed, summary.resumed) } else { String::new() });
+    }
+    let index = Index::open(&index_dir)?;
+    let encoder = if needs_vectors { args.dense.index_encoder(&index)? } else { None };
+    let config = ExperimentConfig {
+        planners: args.planners.clone(),
+        retrievers: args.retrievers.clone(),
+        k: args.k,
+        conventions: args.conventions,
+        plan_run: PlanRunConfig { depth: args.depth, fusion: FusionConfig { method: args.fusion, ..FusionConfig::default() }, hybrid: hybrid_fusion(Method::CombSum, None) },
+        threads: args.threads.threads,
+    };
+    let started = Instant::now();
+    let grid = run_grid(&index, encoder.as_ref(), &folder, &config, &args.output, &Bar::default(), &mut |line| eprintln!("{line}"))?;
+    stage("runs and measures", started);
+    let tables = markdown(&grid);
+    let write = |name: &str, text: &str| -> anyhow::Result<()> {
+        let path = args.output.join(name);
+        let tmp = path.with_extension("tmp-quantir");
+        std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+        Ok(())
+    };
+    write("tables.md", &tables)?;
+    write("grid.csv", &csv(&grid))?;
+    write("grid.json", &serde_json::to_string_pretty(&grid)?)?;
+    write("timings.json", &serde_json::to_string_pretty(&stages)?)?;
+    print!("{tables}");
+    eprintln!("tables, CSV, JSON and timings in {}", args.output.display());
+    Ok(())
+}
