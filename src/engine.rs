@@ -331,7 +331,6 @@ fn retrieve_plan(
             (None, None) => return Err(Error::InvalidArgument { name: "--retriever", message: "dense retrieval needs the dense lists".into() }),
         });
     }
-    let list_subquery: Vec<usize> = (0..lists.len()).collect();
     let fused: Vec<(u32, f64)> = if lists.len() == 1 {
         lists[0].iter().take(config.k).copied().collect()
     } else {
@@ -346,12 +345,8 @@ fn retrieve_plan(
             .map(|&(rank, score)| ExplainedHit {
                 id: index.id(rank).to_string(),
                 score,
-                from_subqueries: {
-                    let mut from: Vec<usize> = lists.iter().zip(&list_subquery).filter(|(l, _)| l.iter().any(|&(r, _)| r == rank)).map(|(_, &j)| j).collect();
-                    from.sort_unstable();
-                    from.dedup();
-                    from
-                },
+                // One list per sub-query, in order: the indices come out sorted and distinct.
+                from_subqueries: lists.iter().enumerate().filter(|(_, l)| l.iter().any(|&(r, _)| r == rank)).map(|(j, _)| j).collect(),
             })
             .collect(),
     });

@@ -19,6 +19,11 @@ use crate::io::{AtomicDir, Progress};
 /// enough that a 165k-snippet corpus makes a segment per thread, small enough for CI's 24 GiB.
 const WRITER_MEMORY_BYTES: usize = 512 << 20;
 
+/// Memory each writer thread gets at least: tantivy refuses less than 15 MB a thread, so the
+/// budget above caps the indexing threads at 16 (on a machine with more cores, a fixed budget
+/// split over every core used to fall under tantivy's floor and fail the build).
+const WRITER_MEMORY_PER_THREAD: usize = 32 << 20;
+
 /// How an index is built.
 #[derive(Debug, Clone, Copy)]
 pub struct IndexConfig<'a> {
@@ -106,7 +111,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     }
     let ids: Vec<&str> = by_id.iter().map(|&d| corpus.documents[d].id.as_str()).collect();
     let ids_path = dir.join("ids.json");
-    std::fs::write(&ids_path, serde_json::to_vec(&ids).expect("ids serialise")).map_err(|e| Error::io(&ids_path, e))?;
+    crate::io::write_synced(&ids_path, &serde_json::to_vec(&ids).expect("ids serialise"))?;
 
     let tantivy_dir = dir.join("tantivy");
     std::fs::create_dir(&tantivy_dir).map_err(|e| Error::io(&tantivy_dir, e))?;
@@ -120,7 +125,8 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     let threads = match config.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
-    };
+    }
+    .min(WRITER_MEMORY_BYTES / WRITER_MEMORY_PER_THREAD);
     let mut writer: IndexWriter<TantivyDocument> = index.writer_with_num_threads(threads, WRITER_MEMORY_BYTES).map_err(tv)?;
 
     progress.start("indexing", Some(corpus.documents.len() as u64));

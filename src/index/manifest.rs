@@ -150,7 +150,7 @@ impl Manifest {
     pub fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join("manifest.json");
         let json = serde_json::to_string_pretty(self).expect("manifest serialises");
-        std::fs::write(&path, json + "\n").map_err(|e| Error::io(&path, e))
+        crate::io::write_synced(&path, (json + "\n").as_bytes())
     }
 
     /// Reads `dir/manifest.json` and checks that this quantir can read the index.

@@ -21,6 +21,14 @@ pub struct AtomicDir {
     committed: bool,
 }
 
+/// Writes `bytes` to `path` and flushes them to the disk (fsync) before returning, so a file the
+/// commit point depends on is never found empty or partial after a power cut.
+pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| Error::io(path, e))
+}
+
 impl AtomicDir {
     /// Starts a new staging folder for `target`, clearing staging folders that crashed builds left.
     pub fn create(target: &Path) -> Result<Self> {

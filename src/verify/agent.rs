@@ -95,8 +95,8 @@ fn query_of(call: &Value) -> std::result::Result<String, String> {
     parsed["query"].as_str().map(str::to_string).ok_or_else(|| "the arguments must be JSON {\"query\": \"SELECT …\"}".to_string())
 }
 
-/// One claim's conversation so far.
-struct Run {
+/// What one claim's conversation has done so far.
+struct Conversation {
     sql: Vec<String>,
     refused: Vec<String>,
     calls: usize,
@@ -135,7 +135,7 @@ impl DatabaseAgent {
         let user = format!("Database schema:\n{}\n\nClaim: {}", db.schema()?, example.claim);
         let mut messages = vec![json!({"role": "system", "content": system(self.labels, self.max_calls)}), json!({"role": "user", "content": user})];
         let tools = tools();
-        let mut run = Run { sql: Vec::new(), refused: Vec::new(), calls: 0 };
+        let mut run = Conversation { sql: Vec::new(), refused: Vec::new(), calls: 0 };
         let (mut malformed_calls, mut malformed_answers) = (0, 0);
         let failure = loop {
             let reply = self.chat.complete(&messages, &tools)?;
@@ -192,7 +192,7 @@ impl DatabaseAgent {
         Ok(self.finish(example, run, self.labels.fallback(), 0.0, Some(failure)))
     }
 
-    fn finish(&self, example: &VerifyExample, run: Run, label: Label, confidence: f64, failure: Option<String>) -> Prediction {
+    fn finish(&self, example: &VerifyExample, run: Conversation, label: Label, confidence: f64, failure: Option<String>) -> Prediction {
         let mut p = Prediction::verdict(example.id.clone(), label, confidence, Vec::new());
         p.sql = run.sql;
         p.refused = run.refused;

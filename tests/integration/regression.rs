@@ -153,3 +153,11 @@ fn issue_12_trec_eval_inputs_comments_extra_columns_and_bom() {
     let claims = write(dir.path(), "c.jsonl", "\u{feff}{\"id\": \"a\", \"text\": \"inflation is 3%\"}\n");
     quantir().args(["plan", "--plan", "numeric", "--claims"]).arg(&claims).arg("--output").arg(dir.path().join("p.jsonl")).assert().success().stderr(contains("planned 1 claims"));
 }
+
+/// Issue 12: indexing failed on machines with more than 35 cores (a fixed 512 MiB writer budget
+/// split over every core fell under tantivy's 15 MB a thread); `--threads 64` stands for them.
+#[test]
+fn issue_12_indexing_with_many_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    quantir().args(["index", "--threads", "64", "--corpus"]).arg(fixture("jsonl/corpus.jsonl")).arg("--index").arg(dir.path().join("idx")).assert().success();
+}
