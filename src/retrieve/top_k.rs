@@ -60,6 +60,16 @@ impl<T> TopK<T> {
         }
     }
 
+    /// A score below this cannot be kept (−∞ until k candidates are): a cheap first test for a
+    /// scan over many scores, before the date check and the tie rule.
+    #[inline]
+    pub fn floor(&self) -> f32 {
+        match self.heap.peek() {
+            Some(worst) if self.heap.len() >= self.k => worst.score,
+            _ => f32::NEG_INFINITY,
+        }
+    }
+
     /// The candidates, best first: `(score, rank, item)`.
     pub fn into_sorted(self) -> Vec<(f32, u32, T)> {
         self.heap.into_sorted_vec().into_iter().map(|e| (e.score, e.rank, e.item)).collect()
