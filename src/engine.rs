@@ -123,8 +123,8 @@ pub fn hybrid_fusion(method: crate::fuse::Method, norm: Option<crate::fuse::Norm
 }
 
 impl Default for PlanRunConfig {
-    /// Depth 100 and CombMAX-Norm across sub-queries (QuanTemp++'s setting); CombSUM of min-max
-    /// scores across retrievers ([`default_hybrid_fusion`]).
+    /// Depth 100 and CombMAX-Norm across sub-queries (QuanTemp++'s setting); CombSUM of z-scores
+    /// across retrievers ([`default_hybrid_fusion`]).
     fn default() -> Self {
         PlanRunConfig { depth: 100, fusion: FusionConfig::default(), hybrid: default_hybrid_fusion() }
     }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use quantir::corpus::{load_corpus, Format};
-use quantir::engine::{hybrid_fusion, PlanRunConfig};
+use quantir::engine::{default_hybrid_fusion, PlanRunConfig};
 use quantir::experiment::{csv, markdown, run_grid, Conventions, ExperimentConfig, PaperPlanner, QuantempFolder};
 use quantir::fuse::{FusionConfig, Method};
 use quantir::index::{build, Index, IndexConfig};
@@ -82,7 +82,7 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
         let corpus = load_corpus(&folder.corpus, Format::Quantemp)?;
         stage("load corpus.json", started);
         let started = Instant::now();
-        let encoder = if needs_vectors { Some(args.dense.encoder(Some(std::path::Path::new("models/all-minilm-l6-v2")))?.context("no encoder")?) } else { None };
+        let encoder = if needs_vectors { Some(args.dense.encoder(Some(std::path::Path::new(super::models::DEFAULT_MODEL)))?.context("no encoder")?) } else { None };
         let dense = encoder.as_ref().map(|encoder| quantir::index::DenseConfig { encoder, dtype: quantir::index::dense::VectorDtype::F32, hnsw: None });
         let summary = build(&corpus, &folder.corpus, &index_dir, &IndexConfig { threads: args.threads.threads, dense, ..IndexConfig::default() }, &Bar::default())?;
         stage(if needs_vectors { "index (BM25 and encoding)" } else { "index (BM25)" }, started);
@@ -95,7 +95,7 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
         retrievers: args.retrievers.clone(),
         k: args.k,
         conventions: args.conventions,
-        plan_run: PlanRunConfig { depth: args.depth, fusion: FusionConfig { method: args.fusion, ..FusionConfig::default() }, hybrid: hybrid_fusion(Method::CombSum, None) },
+        plan_run: PlanRunConfig { depth: args.depth, fusion: FusionConfig { method: args.fusion, ..FusionConfig::default() }, hybrid: default_hybrid_fusion() },
         threads: args.threads.threads,
     };
     let started = Instant::now();

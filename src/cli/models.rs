@@ -14,6 +14,10 @@ use std::path::{Path, PathBuf};
 
 use quantir::Error;
 
+/// The model folder used when a command needs an encoder and neither `--dense` nor an index names
+/// one: the one `scripts/setup_models.sh` installs, looked for by name as any other.
+pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2";
+
 /// The per-user data folder for models (step 3).
 pub fn user_models_dir() -> Option<PathBuf> {
     let data = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;

@@ -13,7 +13,7 @@ use quantir::verify::trained::{cross_validate, prepare, FeatureGroups, LinearCon
 use quantir::verify::agent::{DatabaseAgent, MAX_TOOL_CALLS};
 use quantir::verify::llm::{ContextPolicy, TableStyle};
 use quantir::verify::sql::{DatabaseSource, SqlLimits};
-use quantir::verify::{nei_categories, read_evidence, read_examples, read_gold, read_predictions, score_outcomes, Gold, Label, LabelSet, ToolCallStats, VerifierSpec, VerifyExample, VerifyScores};
+use quantir::verify::{fold_macro_f1, nei_categories, read_evidence, read_examples, read_gold, read_predictions, score_outcomes, Gold, Label, LabelSet, ToolCallStats, VerifierSpec, VerifyExample, VerifyScores};
 
 use super::args::DenseArgs;
 use super::progress::Bar;
@@ -58,7 +58,7 @@ pub struct TrainArgs {
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     super::check_output("--output", &args.output, &[&args.claims], &[])?;
     let examples = read_examples(&args.claims)?;
-    let encoder = if args.features.dense { Some(args.dense.encoder(Some(std::path::Path::new("models/all-minilm-l6-v2")))?.context("no encoder")?) } else { None };
+    let encoder = if args.features.dense { Some(args.dense.encoder(Some(std::path::Path::new(super::models::DEFAULT_MODEL)))?.context("no encoder")?) } else { None };
     let config = TrainConfig {
         with_evidence: !args.claim_only,
         top: args.top,
@@ -349,12 +349,7 @@ pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
         let (b, _) = pairs(&gold, b, args.allow_missing)?;
         anyhow::ensure!(folds <= a.len(), "--folds {folds}: there are only {} claims to cut into folds", a.len());
         anyhow::ensure!(a.iter().map(|x| &x.0).eq(b.iter().map(|x| &x.0)), "--pred and --pred-b must predict the same claims");
-        let fold_scores = |v: &[Judged]| -> Vec<f64> {
-            let o = outcomes(v);
-            let n = o.len();
-            (0..folds).map(|f| score_outcomes(&o[f * n / folds..(f + 1) * n / folds]).macro_f1).collect()
-        };
-        let (fa, fb) = (fold_scores(&a), fold_scores(&b));
+        let (fa, fb) = (fold_macro_f1(&outcomes(&a), folds), fold_macro_f1(&outcomes(&b), folds));
         let diffs: Vec<f64> = fb.iter().zip(&fa).map(|(y, x)| y - x).collect();
         let p = paired_t_test(&diffs);
         json["folds"] = serde_json::json!({ "k": folds, "macro_f1_a": fa, "macro_f1_b": fb, "t_test_p": p });

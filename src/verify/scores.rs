@@ -143,12 +143,13 @@ impl ToolCallStats {
     }
 }
 
-/// Macro-F1 on each of `folds` contiguous folds of `pairs` (in the given order): the per-fold
+/// Macro-F1 on each of `folds` contiguous folds of `outcomes` (in the given order; `None` a failed
+/// run, as [`score_outcomes`] counts it): the per-fold
 /// figures a paired t-test between two systems compares, as the QuanTemp++ significance marks are
 /// computed.
-pub fn fold_macro_f1(pairs: &[(Label, Label)], folds: usize) -> Vec<f64> {
-    let n = pairs.len();
-    (0..folds).map(|f| score(&pairs[f * n / folds..(f + 1) * n / folds]).macro_f1).collect()
+pub fn fold_macro_f1(outcomes: &[(Label, Option<Label>)], folds: usize) -> Vec<f64> {
+    let n = outcomes.len();
+    (0..folds).map(|f| score_outcomes(&outcomes[f * n / folds..(f + 1) * n / folds]).macro_f1).collect()
 }
 
 #[cfg(test)]
