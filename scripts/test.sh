@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: installs the Python oracles (pytrec_eval, scipy, ranx) from PyPI into .venv and
-# Debian's chromium for the web page test, then the Rust unit, property and integration tests.
+# Runs every test: installs the Python oracles (pytrec_eval, scipy, ranx, scikit-learn, pytest)
+# from PyPI into .venv and Debian's chromium for the web page test, then the Rust unit, property
+# and integration tests, then the Python package's tests (scripts/test_python.sh).
 # `.ci/run` calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,3 +15,4 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 cargo test --locked "$@"
+scripts/test_python.sh

@@ -159,6 +159,18 @@ pub enum Error {
         expected: String,
     },
 
+    /// A value given in memory (through the Python API) is not what it must be. `at` names it
+    /// as the caller wrote it: `claims[3]["date"]`, `run["q1"]["d7"]`.
+    #[error("{at}: expected {expected}, found {found}")]
+    Value {
+        /// Where the value is, in the caller's terms.
+        at: String,
+        /// What it must be.
+        expected: String,
+        /// What it was (shortened when long).
+        found: String,
+    },
+
     /// An argument is out of its range or inconsistent with another.
     #[error("invalid {name}: {message}")]
     InvalidArgument {

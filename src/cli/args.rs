@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use quantir::fuse::{ConstantPolicy, FusionConfig, Method, Norm, RRF_K};
-use quantir::plan::{planner_for, LlmConfig, LlmStyle, MmrConfig, MmrSimilarity, PlanSpec, Planner};
+use quantir::plan::{planner_for, LlmConfig, MmrConfig, MmrSimilarity, PlanSpec, Planner};
 use quantir::index::Bm25Params;
 use quantir::retrieve::UndatedPolicy;
 
@@ -134,16 +134,12 @@ impl LlmArgs {
     pub fn config(&self, model: Option<&str>) -> Option<LlmConfig> {
         let model = model.map(str::to_string).or_else(|| self.llm_model.clone())?;
         Some(LlmConfig {
-            base_url: self.llm_url.clone()?,
-            model,
             api_key: self.llm_key.clone(),
-            style: LlmStyle::FcDecomp,
             timeout: Duration::from_secs(self.llm_timeout.max(1)),
             retries: self.llm_retries,
-            backoff: Duration::from_millis(500),
             concurrency: self.llm_concurrency as usize,
             cache_dir: self.llm_cache.clone(),
-            max_queries: 10,
+            ..LlmConfig::new(self.llm_url.clone()?, model)
         })
     }
 }
@@ -186,11 +182,11 @@ pub struct DenseArgs {
     #[arg(long, env = "ORT_DYLIB_PATH", value_name = "PATH")]
     pub ort_lib: Option<PathBuf>,
     /// Encoder workers: ONNX Runtime sessions of one thread each, working on different batches
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().workers)]
     pub encoder_workers: usize,
     /// Texts per model call (small batches of length-sorted texts pad least: 4 was fastest for
     /// all-MiniLM-L6-v2 int8 on 2 cores, 103 passages/s against 98 at 8 and 81 at 32)
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().batch_size)]
     pub batch_size: usize,
     /// Tokens per text [default: the model folder's max_length]
     #[arg(long)]
@@ -201,44 +197,37 @@ pub struct DenseArgs {
 }
 
 impl DenseArgs {
-    /// The ONNX Runtime library (`super::models` for the search order).
+    /// The library's options these flags give.
+    pub fn options(&self) -> quantir::index::dense::models::EncoderOptions {
+        quantir::index::dense::models::EncoderOptions {
+            model: self.dense.clone(),
+            runtime: self.ort_lib.clone(),
+            workers: self.encoder_workers,
+            batch_size: self.batch_size,
+            max_length: self.max_length,
+            pooling: self.pooling,
+        }
+    }
+
+    /// The ONNX Runtime library (`quantir::index::dense::models` for the search order).
     pub fn runtime(&self) -> quantir::Result<PathBuf> {
         super::models::find_runtime(self.ort_lib.as_deref())
     }
 
-    /// The model folder and its settings: `--dense`, or `fallback` (the model folder an index
-    /// records, looked for by name where it is not found as recorded); `--max-length` and
-    /// `--pooling` applied.
-    fn folder(&self, fallback: Option<&std::path::Path>) -> quantir::Result<Option<(PathBuf, quantir::index::dense::EncoderConfig)>> {
-        let dir = match (&self.dense, fallback) {
-            (Some(dir), _) => dir.clone(),
-            (None, Some(recorded)) => super::models::find_model(recorded)?,
-            (None, None) => return Ok(None),
-        };
-        let mut config = quantir::index::dense::EncoderConfig::read(&dir)?;
-        if let Some(n) = self.max_length {
-            config.max_length = n;
-        }
-        if let Some(p) = self.pooling {
-            config.pooling = p;
-        }
-        Ok(Some((dir, config)))
-    }
-
-    /// Loads the encoder from `--dense`, or from `fallback` ([`DenseArgs::folder`]).
+    /// Loads the encoder from `--dense`, or from `fallback` (a folder an index or a verifier
+    /// records, looked for by name where it is not found as recorded).
     pub fn encoder(&self, fallback: Option<&std::path::Path>) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
-        let Some((dir, config)) = self.folder(fallback)? else { return Ok(None) };
-        quantir::index::dense::Encoder::open(&dir, config, &self.runtime()?, self.encoder_workers, self.batch_size).map(Some)
+        self.options().encoder(fallback, &super::models::roots())
     }
 
-    /// The query encoder for `index`'s vectors: `--dense`, or the model the index records, checked
-    /// (before it is loaded) against the model file's sha256 the index records. None when the
-    /// index has no vectors.
+    /// The query encoder for `index`'s vectors (`EncoderOptions::index_encoder`).
     pub fn index_encoder(&self, index: &quantir::index::Index) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
-        let Some(dense) = index.manifest().dense.as_ref() else { return Ok(None) };
-        let (dir, config) = self.folder(Some(std::path::Path::new(&dense.model_dir)))?.expect("a folder was given");
-        dense.check_model(index.path(), &dir, &config)?;
-        quantir::index::dense::Encoder::open(&dir, config, &self.runtime()?, self.encoder_workers, self.batch_size).map(Some)
+        self.options().index_encoder(index, &super::models::roots())
+    }
+
+    /// The encoder for dense retrieval or dense MMR over `index` (`EncoderOptions::retrieval_encoder`).
+    pub fn retrieval_encoder(&self, index: &quantir::index::Index) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
+        self.options().retrieval_encoder(index, &super::models::roots())
     }
 
     /// The encoder a trained verifier reads with (`--dense` overriding the folder it recorded),

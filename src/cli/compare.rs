@@ -64,21 +64,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let config = CompareConfig { test: args.test, alpha: args.alpha, correction: args.correction, permutations: args.permutations as usize, seed: args.seed };
     let table = compare(&evaluations, &config);
     if args.json {
-        let runs: Vec<serde_json::Value> = table
-            .runs
-            .iter()
-            .map(|row| {
-                let per_measure: serde_json::Map<String, serde_json::Value> = measures
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| {
-                        (m.key(), serde_json::json!({ "mean": row.means[i], "p": row.p_values[i], "p_corrected": row.corrected[i], "significant": row.significant[i] }))
-                    })
-                    .collect();
-                serde_json::json!({ "run": row.name, "measures": per_measure })
-            })
-            .collect();
-        println!("{}", serde_json::json!({ "queries": table.queries, "test": config.test, "correction": config.correction, "alpha": config.alpha, "runs": runs }));
+        println!("{}", table.to_json(&config));
         return Ok(());
     }
     let width = table.runs.iter().map(|r| r.name.len()).max().unwrap_or(3).max(3) + 2;

@@ -111,16 +111,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         ann: args.ann,
         ef: args.ef,
     };
-    let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() {
-        match args.dense.dense {
-            // --dense with an index without vectors still serves dense MMR similarity.
-            Some(_) if index.manifest().dense.is_none() => args.dense.encoder(None)?,
-            _ => args.dense.index_encoder(&index)?,
-        }
-        .map(std::sync::Arc::new)
-    } else {
-        None
-    };
+    let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() { args.dense.retrieval_encoder(&index)?.map(std::sync::Arc::new) } else { None };
     let planner = args.plan.planner(encoder.clone())?;
     let hybrid = hybrid_fusion(args.hybrid_fusion, args.hybrid_norm);
     let plan_config = PlanRunConfig { depth: args.depth as usize, fusion: args.fusion_options.config(args.fusion), hybrid };

@@ -128,24 +128,65 @@ pub fn load_claims(path: &Path, format: Format, only: Option<&HashSet<String>>) 
     Ok(claims)
 }
 
-/// Checks an id: one TREC files can carry (no whitespace, no control characters: runs and qrels
-/// are whitespace-separated, so such an id would write a run that cannot be read back), and not
-/// seen before in the file.
+/// What an id must be: one TREC files can carry (no whitespace, no control characters: runs and
+/// qrels are whitespace-separated, so such an id would write a run that cannot be read back).
+const CLEAN_ID: &str = "an id without spaces, tabs, newlines or control characters (TREC runs and qrels cannot carry them)";
+
+fn is_clean_id(id: &str) -> bool {
+    !id.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Checks an id: clean ([`CLEAN_ID`]) and not seen before in the file.
 fn check_unique(path: &Path, first_line: &mut HashMap<String, usize>, id: &str, line: usize) -> Result<()> {
-    if id.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(Error::Parse {
-            path: path.to_path_buf(),
-            at: Position { line, column: None },
-            field: "id".into(),
-            expected: "an id without spaces, tabs, newlines or control characters (TREC runs and qrels cannot carry them)".into(),
-            found: format!("{id:?}"),
-        });
+    if !is_clean_id(id) {
+        return Err(Error::Parse { path: path.to_path_buf(), at: Position { line, column: None }, field: "id".into(), expected: CLEAN_ID.into(), found: format!("{id:?}") });
     }
     if let Some(&first) = first_line.get(id) {
         return Err(Error::DuplicateId { path: path.to_path_buf(), id: id.to_string(), first_line: first, line });
     }
     first_line.insert(id.to_string(), line);
     Ok(())
+}
+
+/// A claim given in memory (the Python API's dicts and DataFrames), before the checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimFields {
+    /// The claim's id.
+    pub id: String,
+    /// Its text.
+    pub text: String,
+    /// Its date as written (`2023-08-29`, `2023-08`, `2023`, or any form [`PubDate`] reads).
+    pub date: Option<String>,
+}
+
+/// Claims given in memory, with the checks [`load_claims`] makes on a file's: ids clean and
+/// unique, text not empty, dates that parse. `list` names the collection in errors
+/// (`claims[3]["date"]: expected …`).
+pub fn claims_from(list: &str, items: Vec<ClaimFields>) -> Result<Vec<Claim>> {
+    let mut first: HashMap<String, usize> = HashMap::with_capacity(items.len());
+    let mut claims = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let at = |field: &str| format!("{list}[{i}][\"{field}\"]");
+        if !is_clean_id(&item.id) {
+            return Err(Error::Value { at: at("id"), expected: CLEAN_ID.into(), found: format!("{:?}", item.id) });
+        }
+        if let Some(j) = first.insert(item.id.clone(), i) {
+            return Err(Error::Value { at: at("id"), expected: format!("an id not given before (\"{}\" is also {list}[{j}]'s)", item.id), found: format!("{:?}", item.id) });
+        }
+        if item.text.trim().is_empty() {
+            return Err(Error::Value { at: at("text"), expected: "the claim's text".into(), found: "an empty string".into() });
+        }
+        let date = match &item.date {
+            None => None,
+            Some(text) => Some(PubDate::parse(text).ok_or_else(|| Error::Value {
+                at: at("date"),
+                expected: "a date like 2021-03-21 (see the date forms in the README)".into(),
+                found: crate::error::shorten(text),
+            })?),
+        };
+        claims.push(Claim { id: item.id, text: item.text, date });
+    }
+    Ok(claims)
 }
 
 fn line_records(text: &str) -> Records<'_> {

@@ -28,7 +28,7 @@ mod load;
 mod quantemp;
 
 pub use date::{DayNumber, Precision, PubDate};
-pub use load::{load_claims, load_corpus};
+pub use load::{claims_from, load_claims, load_corpus, ClaimFields};
 
 /// A document's passage: what is indexed for BM25, encoded for dense search and read by a verifier
 /// as evidence — the title, a space and the text, or the text alone when there is no title. The

@@ -99,6 +99,28 @@ fn measure_names<S: serde::Serializer>(measures: &[Measure], s: S) -> Result<S::
     s.collect_seq(measures.iter().map(|m| m.to_string()))
 }
 
+impl Comparison {
+    /// The table as JSON, what `quantir compare --json` prints and the Python API returns:
+    /// `{"queries", "test", "correction", "alpha", "runs": [{"run", "measures": {"ndcg_cut_10":
+    /// {"mean", "p", "p_corrected", "significant"}}}]}`, the baseline first (its p-values null).
+    pub fn to_json(&self, config: &CompareConfig) -> serde_json::Value {
+        let runs: Vec<serde_json::Value> = self
+            .runs
+            .iter()
+            .map(|row| {
+                let per_measure: serde_json::Map<String, serde_json::Value> = self
+                    .measures
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| (m.key(), serde_json::json!({ "mean": row.means[i], "p": row.p_values[i], "p_corrected": row.corrected[i], "significant": row.significant[i] })))
+                    .collect();
+                serde_json::json!({ "run": row.name, "measures": per_measure })
+            })
+            .collect();
+        serde_json::json!({ "queries": self.queries, "test": config.test, "correction": config.correction, "alpha": config.alpha, "runs": runs })
+    }
+}
+
 /// Compares `evaluations` (named; the first is the baseline), all made with the same measures.
 pub fn compare(evaluations: &[(String, Evaluation)], config: &CompareConfig) -> Comparison {
     let measures = evaluations.first().map(|(_, e)| e.measures.clone()).unwrap_or_default();

@@ -101,6 +101,26 @@ pub struct LlmConfig {
     pub max_queries: usize,
 }
 
+impl LlmConfig {
+    /// `model` at `base_url` with the CLI's defaults: no key, FCDecomp, 60 s a request, 3
+    /// retries from 0.5 s, 4 claims at once, answers cached in `.quantir/llm-cache`, 10 queries
+    /// a claim.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> LlmConfig {
+        LlmConfig {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            style: LlmStyle::FcDecomp,
+            timeout: Duration::from_secs(60),
+            retries: 3,
+            backoff: Duration::from_millis(500),
+            concurrency: 4,
+            cache_dir: PathBuf::from(".quantir/llm-cache"),
+            max_queries: 10,
+        }
+    }
+}
+
 /// What the planner did, for the run summary.
 #[derive(Debug, Default)]
 pub struct LlmStats {

@@ -71,6 +71,24 @@ impl Run {
         Ok(parse_trec(path, &text)?.to_owned_run())
     }
 
+    /// A run from scores given in memory (the Python API's `{qid: {docid: score}}`), each query's
+    /// documents put in [`ranking`] order and cut at `k` when given. Scores must be finite: NaN
+    /// has no place in the order. `name` names the run in errors (`run["q1"]["d7"]`).
+    pub fn from_scores(name: &str, queries: Vec<(String, Vec<(String, f64)>)>, k: Option<usize>) -> Result<Run> {
+        let mut run = Run { queries: Vec::with_capacity(queries.len()) };
+        for (qid, mut docs) in queries {
+            if let Some((docid, score)) = docs.iter().find(|(_, s)| !s.is_finite()) {
+                return Err(Error::Value { at: format!("{name}[{qid:?}][{docid:?}]"), expected: "a finite score".into(), found: score.to_string() });
+            }
+            docs.sort_unstable_by(|a, b| ranking((a.0.as_str(), a.1), (b.0.as_str(), b.1)));
+            if let Some(k) = k {
+                docs.truncate(k);
+            }
+            run.queries.push(RankedList { qid, docs: docs.into_iter().map(|(docid, score)| ScoredDoc { docid, score }).collect() });
+        }
+        Ok(run)
+    }
+
     /// A borrowed view, for evaluation.
     pub fn view(&self) -> RunView<'_> {
         RunView {

@@ -10,6 +10,7 @@
 pub mod encode;
 pub mod encoder;
 pub mod hnsw;
+pub mod models;
 pub mod vectors;
 
 pub use encoder::{Encoder, EncoderConfig, Pooling, TextKind};

@@ -1,0 +1,123 @@
+"""Type stubs of quantir's native module (the Rust library through PyO3)."""
+
+import datetime
+import os
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+__version__: str
+
+PathLike = Union[str, "os.PathLike[str]"]
+DateLike = Union[str, datetime.date, datetime.datetime]
+Run = Dict[str, Dict[str, float]]
+Qrels = Dict[str, Dict[str, int]]
+RunLike = Union[PathLike, Mapping[str, Mapping[str, float]], Any]  # also ranx.Run, pandas.DataFrame
+QrelsLike = Union[PathLike, Mapping[str, Mapping[str, int]], Any]  # also ranx.Qrels, pandas.DataFrame
+ClaimsLike = Union[PathLike, Sequence[Union[str, Mapping[str, Any]]], Any]  # also pandas.DataFrame
+Progress = Union[None, bool, Callable[[str, int, Optional[int]], Any]]
+
+class QuantirError(ValueError):
+    """An input quantir cannot use: a malformed file (file:line:col and field), a duplicate id,
+    an incompatible index."""
+
+class Hit:
+    """One search result with its stored fields."""
+
+    id: str
+    score: float
+    date: Optional[str]
+    title: str
+    text: str
+    url: Optional[str]
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class Index:
+    """A quantir index (BM25 over the numeric-aware analyzer, optional dense vectors,
+    publication dates for the exact cutoff). Safe to share between threads."""
+
+    def __init__(self, path: PathLike, *, dense: Optional[PathLike] = None, ort_lib: Optional[PathLike] = None, encoder_workers: int = 2, batch_size: int = 4) -> None: ...
+    @classmethod
+    def build(
+        cls,
+        corpus: PathLike,
+        index: PathLike,
+        *,
+        format: str = "auto",
+        k1: Optional[float] = None,
+        b: Optional[float] = None,
+        threads: int = 0,
+        dense: Optional[PathLike] = None,
+        ort_lib: Optional[PathLike] = None,
+        f16: bool = False,
+        hnsw: bool = False,
+        hnsw_m: int = 16,
+        hnsw_ef_construction: int = 200,
+        encoder_workers: int = 2,
+        batch_size: int = 4,
+        progress: Progress = None,
+    ) -> "Index":
+        """Builds an index of a JSONL file, a BEIR folder or a QuanTemp++ corpus.json (BM25 k1 0.9,
+        b 0.4 unless given), replacing `index` atomically, and opens it."""
+    @property
+    def path(self) -> str: ...
+    @property
+    def num_docs(self) -> int: ...
+    @property
+    def has_vectors(self) -> bool: ...
+    def __len__(self) -> int: ...
+    def search(self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None) -> List[Hit]:
+        """The exact top k by BM25 among documents published strictly before `before`."""
+    def run(
+        self,
+        claims: ClaimsLike,
+        *,
+        plan: str = "claim-only",
+        fusion: str = "combmax-norm",
+        norm: Optional[str] = None,
+        constant: str = "zero",
+        rrf_k: float = 60.0,
+        weights: Optional[Sequence[float]] = None,
+        retriever: str = "bm25",
+        hybrid_fusion: str = "combsum",
+        hybrid_norm: Optional[str] = None,
+        k: int = 1000,
+        depth: int = 100,
+        before: Optional[DateLike] = None,
+        undated: str = "exclude",
+        temporal_filter: str = "claim",
+        remove_query: bool = False,
+        k1: Optional[float] = None,
+        b: Optional[float] = None,
+        ann: str = "exact",
+        ef: int = 256,
+        mmr: bool = False,
+        mmr_beta: float = 0.8,
+        mmr_threshold: float = 0.5,
+        mmr_similarity: str = "lexical",
+        llm_url: Optional[str] = None,
+        llm_model: Optional[str] = None,
+        llm_key: Optional[str] = None,
+        format: str = "auto",
+        threads: int = 0,
+        progress: Progress = None,
+    ) -> Run:
+        """Runs claims as `quantir run` does (each cut off at its own date) into {qid: {docid: score}}."""
+
+class Verifier:
+    """A verifier: trained:DIR, onnx:DIR, llm:MODEL, or a folder."""
+
+    @staticmethod
+    def load(spec: str, *, dense: Optional[PathLike] = None, ort_lib: Optional[PathLike] = None, llm_url: Optional[str] = None, llm_key: Optional[str] = None) -> "Verifier": ...
+    def predict(self, claims: ClaimsLike, evidence: Optional[Mapping[str, Union[str, Sequence[str]]]] = None, *, top: int = 3, labels: Optional[str] = None, progress: Progress = None) -> List[Dict[str, Any]]:
+        """Verdicts {"id", "label", "confidence", "evidence"} as `quantir verify` writes them."""
+
+def evaluate(qrels: QrelsLike, run: RunLike, measures: Optional[Sequence[str]] = None, *, per_query: bool = False, complete: bool = False) -> Dict[str, Any]:
+    """trec_eval's measures: {"ndcg_cut_10": mean} or, per_query, {qid: {"ndcg_cut_10": value}}."""
+
+def fuse(runs: Sequence[RunLike], method: str, *, norm: Optional[str] = None, constant: str = "zero", rrf_k: float = 60.0, weights: Optional[Sequence[float]] = None, k: int = 1000) -> Run:
+    """Fuses runs query by query (combsum, combmax, combmnz, combmax-norm, rrf, wsum)."""
+
+def compare(qrels: QrelsLike, runs: Mapping[str, RunLike], measures: Optional[Sequence[str]] = None, *, test: str = "t", alpha: float = 0.05, correction: str = "holm", permutations: int = 10000, seed: int = 42, complete: bool = False) -> Dict[str, Any]:
+    """Paired significance tests against the first run, as `quantir compare --json`."""
+
+def score(gold: Mapping[str, str], predictions: Union[Mapping[str, str], Sequence[Mapping[str, Any]]]) -> Dict[str, Any]:
+    """Accuracy, macro/weighted F1, per-class scores and the confusion matrix."""

@@ -1,0 +1,43 @@
+//! Library errors as Python exceptions, each with the library's message.
+//!
+//! | library error | Python exception |
+//! |---|---|
+//! | a file or folder that is not there (`Io`, not found) | `FileNotFoundError` |
+//! | any other operating-system error | `OSError` |
+//! | an argument out of range, a value given in memory that is wrong | `ValueError` |
+//! | everything else: a malformed input file, a duplicate id, an incompatible index | `QuantirError` (a `ValueError`) |
+//!
+//! A Python object of the wrong type raises `TypeError` (PyO3's extraction).
+
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
+use pyo3::PyErr;
+
+pyo3::create_exception!(
+    _quantir,
+    QuantirError,
+    PyValueError,
+    "An input quantir cannot use: a malformed file (the message names file:line:col and the field), a duplicate id, an incompatible index."
+);
+
+/// The exception for a library error.
+pub fn to_py(error: quantir::Error) -> PyErr {
+    let message = error.to_string();
+    match &error {
+        quantir::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
+        quantir::Error::Io { .. } => PyOSError::new_err(message),
+        quantir::Error::InvalidArgument { .. } | quantir::Error::Value { .. } => PyValueError::new_err(message),
+        _ => QuantirError::new_err(message),
+    }
+}
+
+/// `?` for library results inside binding code.
+pub trait OrRaise<T> {
+    /// The value, or the library error as a Python exception.
+    fn or_raise(self) -> pyo3::PyResult<T>;
+}
+
+impl<T> OrRaise<T> for quantir::Result<T> {
+    fn or_raise(self) -> pyo3::PyResult<T> {
+        self.map_err(to_py)
+    }
+}

@@ -1,0 +1,297 @@
+//! `quantir.Index` and `quantir.Hit`: building, opening, searching and running claims.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyType};
+
+use quantir::corpus::{load_corpus, Format};
+use quantir::engine::{hybrid_fusion, run_planned, PlanRunConfig, RunConfig};
+use quantir::fuse::{FusionConfig, Method, RRF_K};
+use quantir::index::dense::models::{EncoderOptions, ModelEnv};
+use quantir::index::dense::{Encoder, VectorDtype};
+use quantir::index::{build, check_target, Bm25Params, DenseConfig, HnswParams, IndexConfig};
+use quantir::plan::{planner_for, LlmConfig, MmrConfig, PlanSpec};
+use quantir::retrieve::{Cutoff, Retriever};
+
+use crate::convert::{choice, maybe_choice, pub_date, run_to_py};
+use crate::errors::OrRaise;
+use crate::progress::PyProgress;
+
+/// What the model search reads from this process: the same variables as the CLI, and the
+/// checkout the extension module was built in (an editable install finds the project's models/).
+pub fn model_roots(py: Python<'_>) -> Vec<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let module_file = py.import("quantir._quantir").and_then(|m| m.getattr("__file__")).and_then(|f| f.extract::<PathBuf>()).ok();
+    ModelEnv { quantir_models: var("QUANTIR_MODELS"), xdg_data_home: var("XDG_DATA_HOME"), home: var("HOME"), built_in: module_file }.roots()
+}
+
+/// BM25 parameters over the index's, or `None` when neither is given (as `--k1`/`--b`).
+fn bm25_over(base: Bm25Params, k1: Option<f32>, b: Option<f32>) -> Option<Bm25Params> {
+    if k1.is_none() && b.is_none() {
+        return None;
+    }
+    Some(Bm25Params { k1: k1.unwrap_or(base.k1), b: b.unwrap_or(base.b) })
+}
+
+/// A count argument that must be at least 1.
+fn at_least_one(param: &str, value: usize) -> PyResult<usize> {
+    if value == 0 {
+        return Err(PyValueError::new_err(format!("{param}=0: expected 1 or more")));
+    }
+    Ok(value)
+}
+
+/// One search result with its stored fields.
+#[pyclass(frozen, get_all, module = "quantir._quantir")]
+pub struct Hit {
+    /// Document id.
+    id: String,
+    /// BM25 score.
+    score: f64,
+    /// Publication date as normalised at index time (`2023-08-29`, `2023-08`, `2023`), if any.
+    date: Option<String>,
+    /// Title (empty when the collection has none).
+    title: String,
+    /// Text.
+    text: String,
+    /// Source address, if any.
+    url: Option<String>,
+}
+
+#[pymethods]
+impl Hit {
+    fn __repr__(&self) -> String {
+        let text: String = self.text.chars().take(60).collect();
+        format!("Hit(id={:?}, score={:.4}, date={:?}, text={:?}{})", self.id, self.score, self.date, text, if self.text.chars().count() > 60 { "…" } else { "" })
+    }
+
+    /// The hit as a dict (for `pandas.DataFrame([h.to_dict() for h in hits])`).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("id", &self.id)?;
+        d.set_item("score", self.score)?;
+        d.set_item("date", &self.date)?;
+        d.set_item("title", &self.title)?;
+        d.set_item("text", &self.text)?;
+        d.set_item("url", &self.url)?;
+        Ok(d)
+    }
+}
+
+/// A quantir index: BM25 over the numeric-aware analyzer, optional dense vectors, publication
+/// dates for the exact cutoff. Open one with `Index(path)`, build one with `Index.build(...)`.
+/// One index serves many threads at once; searches and runs release the GIL.
+#[pyclass(frozen, module = "quantir._quantir", subclass)]
+pub struct Index {
+    index: Arc<quantir::index::Index>,
+    options: EncoderOptions,
+    /// The query encoder, loaded on first dense use.
+    encoder: OnceLock<Option<Arc<Encoder>>>,
+}
+
+impl Index {
+    /// The encoder for dense or hybrid retrieval and dense MMR, loaded once.
+    fn encoder(&self, py: Python<'_>) -> PyResult<Option<Arc<Encoder>>> {
+        if let Some(e) = self.encoder.get() {
+            return Ok(e.clone());
+        }
+        let roots = model_roots(py);
+        let loaded = py.detach(|| self.options.retrieval_encoder(&self.index, &roots)).or_raise()?.map(Arc::new);
+        Ok(self.encoder.get_or_init(|| loaded).clone())
+    }
+}
+
+#[pymethods]
+impl Index {
+    /// Opens the index at `path`. `dense` names the query encoder's model folder and `ort_lib`
+    /// the ONNX Runtime library (default: the model the index records, found as the CLI finds it).
+    #[new]
+    #[pyo3(signature = (path, *, dense=None, ort_lib=None, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size))]
+    fn new(py: Python<'_>, path: PathBuf, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, encoder_workers: usize, batch_size: usize) -> PyResult<Self> {
+        let index = py.detach(|| quantir::index::Index::open(&path)).or_raise()?;
+        let options = EncoderOptions { model: dense, runtime: ort_lib, workers: at_least_one("encoder_workers", encoder_workers)?, batch_size: at_least_one("batch_size", batch_size)?, ..EncoderOptions::default() };
+        Ok(Index { index: Arc::new(index), options, encoder: OnceLock::new() })
+    }
+
+    /// Builds an index of `corpus` (a quantir JSONL file, a BEIR folder or a QuanTemp++
+    /// corpus.json) at `index` with BM25's `k1` and `b` (0.9 and 0.4 when not given), replaced atomically when the build succeeds (a folder that holds
+    /// something else is refused), and opens it. `dense` (a model folder) also encodes every
+    /// passage. `progress(phase, done, total)` is called as the work goes on.
+    #[classmethod]
+    #[pyo3(signature = (corpus, index, *, format="auto", k1=None, b=None, threads=0, dense=None, ort_lib=None, f16=false, hnsw=false, hnsw_m=16, hnsw_ef_construction=200, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size, progress=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn build<'py>(
+        cls: &Bound<'py, PyType>,
+        corpus: PathBuf,
+        index: PathBuf,
+        format: &str,
+        k1: Option<f32>,
+        b: Option<f32>,
+        threads: usize,
+        dense: Option<PathBuf>,
+        ort_lib: Option<PathBuf>,
+        f16: bool,
+        hnsw: bool,
+        hnsw_m: usize,
+        hnsw_ef_construction: usize,
+        encoder_workers: usize,
+        batch_size: usize,
+        progress: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let format: Format = choice("format", format)?;
+        let bm25 = bm25_over(Bm25Params::default(), k1, b).unwrap_or_default();
+        bm25.validate().or_raise()?;
+        let options = EncoderOptions { model: dense.clone(), runtime: ort_lib.clone(), workers: at_least_one("encoder_workers", encoder_workers)?, batch_size: at_least_one("batch_size", batch_size)?, ..EncoderOptions::default() };
+        let roots = model_roots(py);
+        let reporter = PyProgress::from_arg(progress)?;
+        let result = py.detach(|| -> quantir::Result<()> {
+            check_target(&index)?;
+            let documents = load_corpus(&corpus, format)?;
+            let encoder = options.encoder(None, &roots)?;
+            let dense = encoder.as_ref().map(|encoder| DenseConfig {
+                encoder,
+                dtype: if f16 { VectorDtype::F16 } else { VectorDtype::F32 },
+                hnsw: hnsw.then_some(HnswParams { max_connections: hnsw_m, ef_construction: hnsw_ef_construction }),
+            });
+            build(&documents, &corpus, &index, &IndexConfig { bm25, threads, dense }, &reporter)?;
+            Ok(())
+        });
+        reporter.finish_with(result.or_raise())?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("dense", dense)?;
+        kwargs.set_item("ort_lib", ort_lib)?;
+        kwargs.set_item("encoder_workers", encoder_workers)?;
+        kwargs.set_item("batch_size", batch_size)?;
+        cls.call((index,), Some(&kwargs))
+    }
+
+    /// The index folder.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.index.path().to_path_buf()
+    }
+
+    /// Documents in the index.
+    #[getter]
+    fn num_docs(&self) -> u64 {
+        self.index.num_docs()
+    }
+
+    /// Whether the index holds dense vectors.
+    #[getter]
+    fn has_vectors(&self) -> bool {
+        self.index.manifest().dense.is_some()
+    }
+
+    fn __len__(&self) -> usize {
+        self.index.num_docs() as usize
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Index({:?}, num_docs={}{})", self.index.path().display().to_string(), self.index.num_docs(), if self.has_vectors() { ", vectors" } else { "" })
+    }
+
+    /// The top `k` documents for `query` by BM25 among those published strictly before `before`
+    /// (a `str` such as "2023-08-29", "2023-08" or "2023", a `datetime.date` or a
+    /// `datetime.datetime`); undated documents are left out under a cutoff unless
+    /// `undated="include"`. Exact: the top `k` of the eligible documents, never a filtered top `k`.
+    #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None))]
+    fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>) -> PyResult<Vec<Hit>> {
+        let k = at_least_one("k", k)?;
+        let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
+        let bm25 = bm25_over(self.index.manifest().bm25, k1, b);
+        let evidence = py.detach(|| quantir::engine::search(&self.index, query, &cutoff, k, bm25)).or_raise()?;
+        Ok(evidence.into_iter().map(|e| Hit { id: e.id, score: e.score, date: e.date, title: e.title, text: e.text, url: e.url }).collect())
+    }
+
+    /// Runs a batch of claims as `quantir run` does, each cut off at its own date, on all cores
+    /// (`threads`), and returns `{claim id: {doc id: score}}` in rank order — the shape
+    /// pytrec_eval and ranx read. `claims` is a path, a list of dicts (`id`, `text`, `date`), a
+    /// list of strings or a DataFrame. Arguments have the CLI flags' names and defaults.
+    #[pyo3(signature = (
+        claims, *, plan="claim-only", fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
+        retriever="bm25", hybrid_fusion="combsum", hybrid_norm=None, k=1000, depth=100, before=None, undated="exclude",
+        temporal_filter="claim", remove_query=false, k1=None, b=None, ann="exact", ef=256, mmr=false, mmr_beta=0.8,
+        mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None, format="auto", threads=0,
+        progress=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        claims: &Bound<'py, PyAny>,
+        plan: &str,
+        fusion: &str,
+        norm: Option<&str>,
+        constant: &str,
+        rrf_k: f64,
+        weights: Option<Vec<f64>>,
+        retriever: &str,
+        hybrid_fusion: &str,
+        hybrid_norm: Option<&str>,
+        k: usize,
+        depth: usize,
+        before: Option<&Bound<'py, PyAny>>,
+        undated: &str,
+        temporal_filter: &str,
+        remove_query: bool,
+        k1: Option<f32>,
+        b: Option<f32>,
+        ann: &str,
+        ef: usize,
+        mmr: bool,
+        mmr_beta: f64,
+        mmr_threshold: f64,
+        mmr_similarity: &str,
+        llm_url: Option<String>,
+        llm_model: Option<String>,
+        llm_key: Option<String>,
+        format: &str,
+        threads: usize,
+        progress: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let claims = crate::convert::claims(claims, choice("format", format)?)?;
+        let spec: PlanSpec = plan.parse().map_err(|e: String| PyValueError::new_err(format!("plan={plan:?}: {e}")))?;
+        for (name, value) in [("mmr_beta", mmr_beta), ("mmr_threshold", mmr_threshold)] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(PyValueError::new_err(format!("{name}={value}: expected a number from 0 to 1")));
+            }
+        }
+        let retriever: Retriever = choice("retriever", retriever)?;
+        let mmr = mmr.then_some(MmrConfig { beta: mmr_beta, threshold: mmr_threshold, similarity: choice("mmr_similarity", mmr_similarity)? });
+        let needs_encoder = retriever != Retriever::Bm25 || mmr.is_some_and(|m| m.similarity == quantir::plan::MmrSimilarity::Dense);
+        let encoder = if needs_encoder { self.encoder(py)? } else { None };
+        let llm = match (llm_url, llm_model) {
+            (Some(url), Some(model)) => Some(LlmConfig { api_key: llm_key.or_else(|| std::env::var("OPENAI_API_KEY").ok()), ..LlmConfig::new(url, model) }),
+            _ => None,
+        };
+        let planner = planner_for(&spec, mmr, llm, encoder.clone()).or_raise()?;
+        let config = RunConfig {
+            k: at_least_one("k", k)?,
+            bm25: bm25_over(self.index.manifest().bm25, k1, b),
+            default_before: pub_date("before", before)?,
+            undated: choice("undated", undated)?,
+            temporal_filter: choice("temporal_filter", temporal_filter)?,
+            remove_query,
+            threads,
+            retriever,
+            ann: choice("ann", ann)?,
+            ef: at_least_one("ef", ef)?,
+        };
+        let fusion = FusionConfig { method: choice::<Method>("fusion", fusion)?, norm: maybe_choice("norm", norm)?, constant: choice("constant", constant)?, rrf_k, weights: weights.unwrap_or_default() };
+        let hybrid = hybrid_fusion_config(hybrid_fusion, hybrid_norm)?;
+        let plan_config = PlanRunConfig { depth: at_least_one("depth", depth)?, fusion, hybrid };
+        let reporter = PyProgress::from_arg(progress)?;
+        let result = py.detach(|| run_planned(&self.index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, false, &reporter));
+        let (run, _, _) = reporter.finish_with(result.or_raise())?;
+        run_to_py(py, &run)
+    }
+}
+
+fn hybrid_fusion_config(method: &str, norm: Option<&str>) -> PyResult<FusionConfig> {
+    Ok(hybrid_fusion(choice("hybrid_fusion", method)?, maybe_choice("hybrid_norm", norm)?))
+}
