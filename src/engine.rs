@@ -160,11 +160,18 @@ pub fn run_claims(index: &Index, claims: &[Claim], config: &RunConfig, progress:
     Ok((run, summary))
 }
 
-/// Plans every claim, retrieves each sub-query with the claim's own cutoff, fuses the lists and
-/// keeps the top `config.k`. A plan with one list keeps its scores (nothing to fuse), so
-/// `claim-only` is plain BM25 (or plain dense). Dense and hybrid retrieval need `encoder`: every
-/// sub-query of every claim is encoded in one batched call. With `explain`, also returns an
-/// [`Explanation`] per claim.
+/// One claim's fused documents as id ranks ([`Index::id`] gives the id), best first: what
+/// [`run_ranked`] returns for front ends that keep ids of their own (the Python package keeps one
+/// Python string per document instead of making one per hit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedHits {
+    /// The claim's id.
+    pub qid: String,
+    /// `(id rank, score)`, best first.
+    pub hits: Vec<(u32, f64)>,
+}
+
+/// [`run_ranked`], with document ids: a [`Run`].
 #[allow(clippy::too_many_arguments)]
 pub fn run_planned(
     index: &Index,
@@ -176,16 +183,37 @@ pub fn run_planned(
     explain: bool,
     progress: &dyn Progress,
 ) -> Result<(Run, RunSummary, Vec<Explanation>)> {
+    let (lists, summary, explanations) = run_ranked(index, claims, planner, encoder, config, plan_config, explain, progress)?;
+    let queries = lists
+        .into_iter()
+        .map(|list| RankedList { qid: list.qid, docs: list.hits.into_iter().map(|(rank, score)| ScoredDoc { docid: index.id(rank).to_string(), score }).collect() })
+        .collect();
+    Ok((Run { queries }, summary, explanations))
+}
+
+/// Plans every claim, retrieves each sub-query with the claim's own cutoff, fuses the lists and
+/// keeps the top `config.k`. A plan with one list keeps its scores (nothing to fuse), so
+/// `claim-only` is plain BM25 (or plain dense). Dense and hybrid retrieval need `encoder`: every
+/// sub-query of every claim is encoded in one batched call. With `explain`, also returns an
+/// [`Explanation`] per claim.
+#[allow(clippy::too_many_arguments)]
+pub fn run_ranked(
+    index: &Index,
+    claims: &[Claim],
+    planner: &dyn Planner,
+    encoder: Option<&Encoder>,
+    config: &RunConfig,
+    plan_config: &PlanRunConfig,
+    explain: bool,
+    progress: &dyn Progress,
+) -> Result<(Vec<RankedHits>, RunSummary, Vec<Explanation>)> {
     if config.k == 0 || plan_config.depth == 0 {
         return Err(Error::InvalidArgument { name: "-k", message: "expected at least 1 document per claim and per sub-query".into() });
     }
     let bm25 = Bm25::new(index, config.bm25)?;
     let started = Instant::now();
-    let pool = |threads: usize| {
-        rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::InvalidArgument { name: "--threads", message: e.to_string() })
-    };
     progress.start("planning", Some(claims.len() as u64));
-    let plans: Result<Vec<Plan>> = pool(planner.concurrency())?.install(|| {
+    let plans: Vec<Plan> = in_pool(planner.concurrency(), || {
         claims
             .par_iter()
             .map(|claim| {
@@ -193,17 +221,15 @@ pub fn run_planned(
                 progress.advance(1);
                 plan
             })
-            .collect()
-    });
+            .collect::<Result<Vec<Plan>>>()
+    })??;
     progress.finish();
-    let plans = plans?;
     for plan in &plans {
         validate(plan, config, plan_config)?;
     }
-    let workers = pool(config.threads)?;
-    let dense_lists = workers.install(|| dense_lists(index, claims, &plans, encoder, config, plan_config, progress))?;
-    progress.start("claims", Some(claims.len() as u64));
-    let results: Result<Vec<(RankedList, Option<Explanation>)>> = workers.install(|| {
+    let results = in_pool(config.threads, || -> Result<Vec<(RankedHits, Option<Explanation>)>> {
+        let dense_lists = dense_lists(index, claims, &plans, encoder, config, plan_config, progress)?;
+        progress.start("claims", Some(claims.len() as u64));
         claims
             .par_iter()
             .zip(&plans)
@@ -215,9 +241,9 @@ pub fn run_planned(
                 result
             })
             .collect()
-    });
+    })??;
     progress.finish();
-    let (lists, explanations): (Vec<RankedList>, Vec<Option<Explanation>>) = results?.into_iter().unzip();
+    let (lists, explanations): (Vec<RankedHits>, Vec<Option<Explanation>>) = results.into_iter().unzip();
     let summary = RunSummary {
         claims: claims.len(),
         with_cutoff: claims.iter().filter(|c| config.cutoff_for(c).before.is_some()).count(),
@@ -225,7 +251,18 @@ pub fn run_planned(
         fallbacks: plans.iter().filter(|p| p.fell_back).count(),
         seconds: started.elapsed().as_secs_f64(),
     };
-    Ok((Run { queries: lists }, summary, explanations.into_iter().flatten().collect()))
+    Ok((lists, summary, explanations.into_iter().flatten().collect()))
+}
+
+/// Runs `work` on `threads` worker threads: rayon's global pool (one per core, made once per
+/// process) for 0, else a pool of that size. Made per call, a pool costs its threads' start-up:
+/// about 0.5 ms, the whole cost of running one claim from Python.
+fn in_pool<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> Result<R> {
+    if threads == 0 {
+        return Ok(work());
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::InvalidArgument { name: "--threads", message: e.to_string() })?;
+    Ok(pool.install(work))
 }
 
 /// Checks both fusion settings against the lists they will fuse.
@@ -313,7 +350,7 @@ fn retrieve_plan(
     plan_config: &PlanRunConfig,
     explain: bool,
     scratch: &mut Scratch,
-) -> Result<(RankedList, Option<Explanation>)> {
+) -> Result<(RankedHits, Option<Explanation>)> {
     let cutoff = config.cutoff_for(claim);
     let exclude = if config.remove_query { index.rank_of(&claim.id) } else { None };
     let depth = list_depth(plan, config, plan_config);
@@ -322,7 +359,7 @@ fn retrieve_plan(
     for (j, subquery) in plan.subqueries.iter().enumerate() {
         let lexical = match config.retriever {
             Retriever::Dense => None,
-            Retriever::Bm25 | Retriever::Hybrid => Some(bm25.search(&subquery.text, &cutoff, depth, exclude, scratch)?.iter().map(|h| (h.rank, f64::from(h.score))).collect::<Vec<_>>()),
+            Retriever::Bm25 | Retriever::Hybrid => Some(bm25.search(&subquery.text, &cutoff, depth, exclude, scratch)?.into_iter().map(|h| (h.rank, f64::from(h.score))).collect::<Vec<_>>()),
         };
         let semantic = dense.map(|d| d[j].clone());
         lists.push(match (lexical, semantic) {
@@ -331,7 +368,12 @@ fn retrieve_plan(
             (None, None) => return Err(Error::InvalidArgument { name: "--retriever", message: "dense retrieval needs the dense lists".into() }),
         });
     }
-    let fused: Vec<(u32, f64)> = if lists.len() == 1 {
+    let fused: Vec<(u32, f64)> = if lists.len() == 1 && !explain {
+        // One list is the claim's (retrieved k deep, list_depth): moved, not copied.
+        let mut only = lists.pop().expect("one list");
+        only.truncate(config.k);
+        only
+    } else if lists.len() == 1 {
         lists[0].iter().take(config.k).copied().collect()
     } else {
         fuse_query(&lists, &plan_config.fusion, config.k)
@@ -350,8 +392,7 @@ fn retrieve_plan(
             })
             .collect(),
     });
-    let list = RankedList { qid: claim.id.clone(), docs: fused.into_iter().map(|(rank, score)| ScoredDoc { docid: index.id(rank).to_string(), score }).collect() };
-    Ok((list, explanation))
+    Ok((RankedHits { qid: claim.id.clone(), hits: fused }, explanation))
 }
 
 /// One search result with its stored fields, for people reading evidence.

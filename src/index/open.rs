@@ -211,9 +211,14 @@ impl Index {
         self.ids.binary_search_by(|probe| probe.as_str().cmp(id)).ok().map(|r| r as u32)
     }
 
+    /// The tantivy segment and document number of the document with id rank `rank`.
+    pub fn address(&self, rank: u32) -> (u32, u32) {
+        self.addresses[rank as usize]
+    }
+
     /// Reads the stored fields of the document with id rank `rank`.
     pub fn stored_by_rank(&self, rank: u32) -> Result<StoredDocument> {
-        let (segment, doc) = self.addresses[rank as usize];
+        let (segment, doc) = self.address(rank);
         self.stored(segment, doc)
     }
 

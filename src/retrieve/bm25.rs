@@ -20,6 +20,7 @@
 //! (the same table as Lucene's `SmallFloat.intToByte4`) and avglen the exact mean length. Scores
 //! are summed in f32, as Lucene does.
 
+use tantivy::postings::TermInfo;
 use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 
@@ -43,10 +44,36 @@ pub struct Hit {
 }
 
 /// Per-thread working memory for [`Bm25::search`]; reuse one per thread.
+///
+/// Invariant between searches: every score is 0, no document is marked touched and the touched
+/// list is empty — kept on every path, errors included, so a failed read never leaves scores
+/// behind for the thread's next query.
 #[derive(Default)]
 pub struct Scratch {
     scores: Vec<f32>,
     touched: Vec<bool>,
+    /// The documents touched so far in this segment, in first-touch order.
+    list: Vec<u32>,
+}
+
+impl Scratch {
+    /// Back to the invariant after a search of `max_doc` documents stopped part-way.
+    fn reset(&mut self) {
+        for &doc in &self.list {
+            self.scores[doc as usize] = 0.0;
+            self.touched[doc as usize] = false;
+        }
+        self.list.clear();
+    }
+}
+
+/// A query term: its weight qtf · idf and, per segment, where its postings are (none when the
+/// segment lacks it). One term-dictionary lookup per term and segment serves both the document
+/// frequency and the postings.
+struct QueryTerm {
+    term: Term,
+    weight: f32,
+    infos: Vec<Option<TermInfo>>,
 }
 
 /// A BM25 searcher over an opened index.
@@ -82,31 +109,42 @@ impl<'a> Bm25<'a> {
     /// The analysed query terms with their weights qtf · idf, in first-occurrence order;
     /// terms absent from the index are left out.
     pub fn weighted_terms(&self, query: &str) -> Result<Vec<(Term, f32)>> {
+        Ok(self.query_terms(query)?.into_iter().map(|t| (t.term, t.weight)).collect())
+    }
+
+    fn query_terms(&self, query: &str) -> Result<Vec<QueryTerm>> {
         let mut counted: Vec<(String, u32)> = Vec::new();
         self.analyzer.analyze(query, &mut |term| match counted.iter_mut().find(|(t, _)| t == term) {
             Some((_, count)) => *count += 1,
             None => counted.push((term.to_string(), 1)),
         });
         let n = self.index.num_docs() as f64;
-        let mut weighted = Vec::with_capacity(counted.len());
+        let mut terms = Vec::with_capacity(counted.len());
         for (text, count) in counted {
             let term = self.index.term(&text);
-            let df = self.index.doc_freq(&term)? as f64;
+            let infos = self
+                .index
+                .segments()
+                .iter()
+                .map(|segment| segment.inverted.get_term_info(&term))
+                .collect::<std::io::Result<Vec<_>>>()
+                .map_err(|e| Error::io(self.index.path(), e))?;
+            let df: f64 = infos.iter().flatten().map(|info| f64::from(info.doc_freq)).sum();
             if df > 0.0 {
                 let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32;
-                weighted.push((term, count as f32 * idf));
+                terms.push(QueryTerm { term, weight: count as f32 * idf, infos });
             }
         }
-        Ok(weighted)
+        Ok(terms)
     }
 
     /// The top `k` documents for `query` among those `cutoff` admits, best first (module doc of
     /// [`crate::retrieve`] for the tie rule). `exclude_rank` drops one document (BEIR's
     /// `--remove-query`).
     pub fn search(&self, query: &str, cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<Hit>> {
-        let terms = self.weighted_terms(query)?;
+        let terms = self.query_terms(query)?;
         let cutoff = cutoff.compile();
-        let mut top: TopK<(u32, u32)> = TopK::new(k);
+        let mut top = TopK::new(k);
         if k == 0 || terms.is_empty() {
             return Ok(Vec::new());
         }
@@ -116,42 +154,62 @@ impl<'a> Bm25<'a> {
                 scratch.scores.resize(max_doc, 0.0);
                 scratch.touched.resize(max_doc, false);
             }
-            let scores = &mut scratch.scores[..max_doc];
-            let touched = &mut scratch.touched[..max_doc];
-            for (term, weight) in &terms {
-                let Some(mut block) =
-                    segment.inverted.read_block_postings(term, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?
-                else {
-                    continue;
-                };
-                loop {
-                    let docs = block.docs();
-                    if docs.is_empty() {
-                        break;
-                    }
-                    for (&doc, &tf) in docs.iter().zip(block.freqs()) {
-                        let doc = doc as usize;
-                        let inverse = self.norm_inverse[segment.norm_ids[doc] as usize];
-                        // weight · tf / (tf + norm), written as Lucene's BM25Scorer does.
-                        scores[doc] += weight - weight / (1.0 + tf as f32 * inverse);
-                        touched[doc] = true;
-                    }
-                    block.advance();
-                }
+            if let Err(e) = self.accumulate(segment_ord, &terms, scratch) {
+                scratch.reset();
+                return Err(e);
             }
-            for doc in 0..max_doc {
-                if !touched[doc] {
-                    continue;
-                }
+            let Scratch { scores, touched, list } = &mut *scratch;
+            for &doc in list.iter() {
+                let doc = doc as usize;
                 touched[doc] = false;
                 let score = std::mem::take(&mut scores[doc]);
+                if score < top.floor() {
+                    continue;
+                }
                 let rank = segment.ranks[doc];
                 if !cutoff.admits(segment.date_keys[doc]) || Some(rank) == exclude_rank {
                     continue;
                 }
-                top.push(score, rank, (segment_ord as u32, doc as u32));
+                top.push(score, rank);
+            }
+            list.clear();
+        }
+        Ok(top
+            .into_sorted()
+            .into_iter()
+            .map(|(score, rank)| {
+                let (segment, doc) = self.index.address(rank);
+                Hit { segment, doc, rank, score }
+            })
+            .collect())
+    }
+
+    /// Adds every query term's scores in segment `segment_ord` to the accumulator.
+    fn accumulate(&self, segment_ord: usize, terms: &[QueryTerm], scratch: &mut Scratch) -> Result<()> {
+        let segment = &self.index.segments()[segment_ord];
+        let Scratch { scores, touched, list } = scratch;
+        for term in terms {
+            let Some(info) = &term.infos[segment_ord] else { continue };
+            let weight = term.weight;
+            let mut block = segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?;
+            loop {
+                let docs = block.docs();
+                if docs.is_empty() {
+                    break;
+                }
+                for (&doc, &tf) in docs.iter().zip(block.freqs()) {
+                    let d = doc as usize;
+                    let inverse = self.norm_inverse[segment.norm_ids[d] as usize];
+                    // weight · tf / (tf + norm), written as Lucene's BM25Scorer does.
+                    scores[d] += weight - weight / (1.0 + tf as f32 * inverse);
+                    if !touched[d] {
+                        touched[d] = true;
+                        list.push(doc);
+                    }
+                }
+                block.advance();
             }
         }
-        Ok(top.into_sorted().into_iter().map(|(score, rank, (segment, doc))| Hit { segment, doc, rank, score }).collect())
+        Ok(())
     }
 }

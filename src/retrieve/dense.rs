@@ -52,8 +52,8 @@ pub struct DenseQuery<'a> {
     pub exclude: Option<u32>,
 }
 
-fn sorted(top: TopK<()>) -> Vec<(u32, f32)> {
-    top.into_sorted().into_iter().map(|(score, rank, ())| (rank, score)).collect()
+fn sorted(top: TopK) -> Vec<(u32, f32)> {
+    top.into_sorted().into_iter().map(|(score, rank)| (rank, score)).collect()
 }
 
 /// Top `k` documents `(id rank, inner product)` for each query, best first.
@@ -112,7 +112,7 @@ fn exact_block(all: &[f32], dim: usize, dates: &[DayNumber], qblock: &[DenseQuer
         let nq = qblock.len();
         let q: Vec<f32> = qblock.iter().flat_map(|q| q.vector.iter().copied()).collect();
         let cuts: Vec<CompiledCutoff> = qblock.iter().map(|q| q.cutoff.compile()).collect();
-        let mut heaps: Vec<TopK<()>> = (0..nq).map(|_| TopK::new(k)).collect();
+        let mut heaps: Vec<TopK> = (0..nq).map(|_| TopK::new(k)).collect();
         let mut scores = vec![0f32; nq * BLOCK];
         for start in (0..n).step_by(BLOCK) {
             let len = BLOCK.min(n - start);
@@ -134,7 +134,7 @@ fn exact_block(all: &[f32], dim: usize, dates: &[DayNumber], qblock: &[DenseQuer
                     }
                     let rank = (start + j) as u32;
                     if cut.admits(dates[start + j]) && Some(rank) != exclude {
-                        heap.push(s, rank, ());
+                        heap.push(s, rank);
                         floor = heap.floor();
                     }
                 }
