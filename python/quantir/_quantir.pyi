@@ -113,6 +113,12 @@ class Verifier:
 def evaluate(qrels: QrelsLike, run: RunLike, measures: Optional[Sequence[str]] = None, *, per_query: bool = False, complete: bool = False) -> Dict[str, Any]:
     """trec_eval's measures: {"ndcg_cut_10": mean} or, per_query, {qid: {"ndcg_cut_10": value}}."""
 
+def read_qrels(path: PathLike) -> Qrels:
+    """Judgments (TREC, BEIR tsv or QuanTemp++ JSON) as {qid: {docid: grade}}."""
+
+def read_run(path: PathLike) -> Run:
+    """A TREC run file as {qid: {docid: score}} in trec_eval's order."""
+
 def fuse(runs: Sequence[RunLike], method: str, *, norm: Optional[str] = None, constant: str = "zero", rrf_k: float = 60.0, weights: Optional[Sequence[float]] = None, k: int = 1000) -> Run:
     """Fuses runs query by query (combsum, combmax, combmnz, combmax-norm, rrf, wsum)."""
 

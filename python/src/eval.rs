@@ -56,6 +56,30 @@ pub fn evaluate<'py>(py: Python<'py>, qrels: &Bound<'py, PyAny>, run: &Bound<'py
     Ok(out)
 }
 
+/// Reads judgments (TREC `qid 0 docid rel`, BEIR tsv or QuanTemp++ JSON, detected as `quantir
+/// eval --qrels` does) into `{qid: {docid: grade}}`.
+#[pyfunction]
+pub fn read_qrels<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyDict>> {
+    let qrels = py.detach(|| quantir::trec::Qrels::read(&path, quantir::trec::QrelsFormat::Auto)).or_raise()?;
+    let out = PyDict::new(py);
+    for (qid, grades) in &qrels.judgments {
+        let docs = PyDict::new(py);
+        for (docid, grade) in grades {
+            docs.set_item(docid, *grade)?;
+        }
+        out.set_item(qid, docs)?;
+    }
+    Ok(out)
+}
+
+/// Reads a TREC run file into `{qid: {docid: score}}`, each query's documents in trec_eval's
+/// order (score descending, then docid descending).
+#[pyfunction]
+pub fn read_run<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyDict>> {
+    let run = py.detach(|| quantir::trec::Run::read_trec(&path)).or_raise()?;
+    run_to_py(py, &run)
+}
+
 /// Fuses ranked lists query by query, as `quantir fuse` (and ranx's `fuse`) does: `method` one
 /// of combsum, combmax, combmnz, combmax-norm, rrf, wsum; `norm` the per-list normalisation
 /// (default min-max; combmax-norm is always min-max, rrf reads ranks only); `k` results kept.

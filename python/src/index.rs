@@ -5,10 +5,10 @@ use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyType};
+use pyo3::types::{PyDict, PyString, PyType};
 
 use quantir::corpus::{load_corpus, Format};
-use quantir::engine::{hybrid_fusion, run_planned, PlanRunConfig, RunConfig};
+use quantir::engine::{hybrid_fusion, run_ranked, PlanRunConfig, RankedHits, RunConfig};
 use quantir::fuse::{FusionConfig, Method, RRF_K};
 use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
@@ -16,7 +16,7 @@ use quantir::index::{build, check_target, Bm25Params, DenseConfig, HnswParams, I
 use quantir::plan::{planner_for, LlmConfig, MmrConfig, PlanSpec};
 use quantir::retrieve::{Cutoff, Retriever};
 
-use crate::convert::{choice, maybe_choice, pub_date, run_to_py};
+use crate::convert::{choice, maybe_choice, pub_date};
 use crate::errors::OrRaise;
 use crate::progress::PyProgress;
 
@@ -90,9 +90,27 @@ pub struct Index {
     options: EncoderOptions,
     /// The query encoder, loaded on first dense use.
     encoder: OnceLock<Option<Arc<Encoder>>>,
+    /// Every document id as a Python string, by id rank, made on the first run: a run's dicts
+    /// then share them instead of making a string per hit (at k = 1000 that was most of the cost
+    /// of handing a run to Python).
+    ids: OnceLock<Vec<Py<PyString>>>,
 }
 
 impl Index {
+    /// `{qid: {docid: score}}` of ranked hits, with the shared id strings.
+    fn hits_to_py<'py>(&self, py: Python<'py>, lists: &[RankedHits]) -> PyResult<Bound<'py, PyDict>> {
+        let ids = self.ids.get_or_init(|| (0..self.index.num_docs() as u32).map(|rank| PyString::new(py, self.index.id(rank)).unbind()).collect());
+        let out = PyDict::new(py);
+        for list in lists {
+            let docs = PyDict::new(py);
+            for &(rank, score) in &list.hits {
+                docs.set_item(ids[rank as usize].bind(py), score)?;
+            }
+            out.set_item(&list.qid, docs)?;
+        }
+        Ok(out)
+    }
+
     /// The encoder for dense or hybrid retrieval and dense MMR, loaded once.
     fn encoder(&self, py: Python<'_>) -> PyResult<Option<Arc<Encoder>>> {
         if let Some(e) = self.encoder.get() {
@@ -113,7 +131,7 @@ impl Index {
     fn new(py: Python<'_>, path: PathBuf, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, encoder_workers: usize, batch_size: usize) -> PyResult<Self> {
         let index = py.detach(|| quantir::index::Index::open(&path)).or_raise()?;
         let options = EncoderOptions { model: dense, runtime: ort_lib, workers: at_least_one("encoder_workers", encoder_workers)?, batch_size: at_least_one("batch_size", batch_size)?, ..EncoderOptions::default() };
-        Ok(Index { index: Arc::new(index), options, encoder: OnceLock::new() })
+        Ok(Index { index: Arc::new(index), options, encoder: OnceLock::new(), ids: OnceLock::new() })
     }
 
     /// Builds an index of `corpus` (a quantir JSONL file, a BEIR folder or a QuanTemp++
@@ -286,9 +304,9 @@ impl Index {
         let hybrid = hybrid_fusion_config(hybrid_fusion, hybrid_norm)?;
         let plan_config = PlanRunConfig { depth: at_least_one("depth", depth)?, fusion, hybrid };
         let reporter = PyProgress::from_arg(progress)?;
-        let result = py.detach(|| run_planned(&self.index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, false, &reporter));
-        let (run, _, _) = reporter.finish_with(result.or_raise())?;
-        run_to_py(py, &run)
+        let result = py.detach(|| run_ranked(&self.index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, false, &reporter));
+        let (lists, _, _) = reporter.finish_with(result.or_raise())?;
+        self.hits_to_py(py, &lists)
     }
 }
 

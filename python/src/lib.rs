@@ -27,6 +27,8 @@ fn _quantir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(eval::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(eval::fuse, m)?)?;
     m.add_function(wrap_pyfunction!(eval::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(eval::read_qrels, m)?)?;
+    m.add_function(wrap_pyfunction!(eval::read_run, m)?)?;
     m.add_function(wrap_pyfunction!(verify::score, m)?)?;
     Ok(())
 }

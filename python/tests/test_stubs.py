@@ -23,7 +23,7 @@ def stub_params():
 
 def native_params():
     out = {}
-    for name in ("evaluate", "fuse", "compare", "score"):
+    for name in ("evaluate", "fuse", "compare", "score", "read_qrels", "read_run"):
         out[name] = list(inspect.signature(getattr(native, name)).parameters)
     for cls, methods in ((native.Index, ("search", "run", "build")), (native.Verifier, ("load", "predict"))):
         for m in methods:
