@@ -18,7 +18,7 @@ mod cutoff;
 pub mod dense;
 mod top_k;
 
-pub use bm25::{Bm25, Hit, Scratch};
+pub use bm25::{Bm25, Hit, Scratch, Strategy};
 pub use cutoff::{Cutoff, TemporalFilter, UndatedPolicy};
 pub use dense::{Ann, DenseQuery};
 

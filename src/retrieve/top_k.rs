@@ -83,6 +83,49 @@ impl TopK {
     }
 }
 
+/// The best `k` candidates with the k-th's exact score at all times, for pruning that needs the
+/// running threshold after every candidate (MaxScore): a min-heap of [`key`]s. Same order and
+/// output as [`TopK`].
+pub(crate) struct Threshold {
+    k: usize,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
+}
+
+impl Threshold {
+    pub fn new(k: usize) -> Self {
+        Threshold { k, heap: std::collections::BinaryHeap::with_capacity(k.min(4096) + 1) }
+    }
+
+    /// Offers a candidate.
+    #[inline]
+    pub fn push(&mut self, score: f32, rank: u32) {
+        let candidate = key(score, rank);
+        if self.heap.len() < self.k {
+            self.heap.push(std::cmp::Reverse(candidate));
+        } else if self.heap.peek().is_some_and(|worst| candidate > worst.0) {
+            self.heap.pop();
+            self.heap.push(std::cmp::Reverse(candidate));
+        }
+    }
+
+    /// The k-th best score so far (−∞ until k candidates are in): a candidate scoring below it
+    /// cannot be kept; one scoring exactly it may, by the tie rule.
+    #[inline]
+    pub fn threshold(&self) -> f32 {
+        match self.heap.peek() {
+            Some(worst) if self.heap.len() >= self.k => unkey(worst.0).0,
+            _ => f32::NEG_INFINITY,
+        }
+    }
+
+    /// The candidates, best first: `(score, id rank)`.
+    pub fn into_sorted(self) -> Vec<(f32, u32)> {
+        let mut keys: Vec<u64> = self.heap.into_iter().map(|r| r.0).collect();
+        keys.sort_unstable_by(|a, b| b.cmp(a));
+        keys.into_iter().map(unkey).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,7 +163,12 @@ mod tests {
             let mut expected = candidates.clone();
             expected.sort_by(|a, b| crate::trec::ranking((a.1, f64::from(a.0)), (b.1, f64::from(b.0))));
             expected.truncate(k);
+            let mut exact = Threshold::new(k);
+            for &(score, rank) in &candidates {
+                exact.push(score, rank);
+            }
             assert_eq!(top.into_sorted(), expected, "n {n} k {k}");
+            assert_eq!(exact.into_sorted(), expected, "n {n} k {k}");
         }
     }
 }

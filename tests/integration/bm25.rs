@@ -86,3 +86,51 @@ fn numbers_match_across_forms() {
     assert!(ids("25").is_empty(), "no stray fraction terms");
     assert_eq!(ids("1200").len(), 2, "1,200 and 1200 meet");
 }
+
+/// MaxScore gives the exhaustive scorer's hits bit for bit — the same documents, order and f32
+/// scores — for random claims, k, k1, b, cutoffs, undated policies and excluded documents, over
+/// real dated QuanTemp snippets and SciFact abstracts.
+#[test]
+fn maxscore_equals_the_exhaustive_scorer() {
+    use quantir::corpus::{load_claims, load_corpus, Format, PubDate};
+    use quantir::index::{build, IndexConfig};
+    use quantir::io::NoProgress;
+    use quantir::retrieve::{Strategy, UndatedPolicy};
+    use rand_chacha::rand_core::{Rng, SeedableRng};
+
+    let dir = tempfile::tempdir().unwrap();
+    let repo = crate::util::repo();
+    let sets = [
+        (repo.join("data/quantemp-sample/corpus.json"), repo.join("data/quantemp-sample/claims.jsonl")),
+        (repo.join("data/scifact"), repo.join("data/scifact/queries.jsonl")),
+    ];
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(16);
+    let mut compared = 0;
+    for (n, (corpus, claims)) in sets.iter().enumerate() {
+        let path = dir.path().join(format!("idx{n}"));
+        let loaded = load_corpus(corpus, Format::Auto).unwrap();
+        build(&loaded, corpus, &path, &IndexConfig { threads: 2, ..IndexConfig::default() }, &NoProgress).unwrap();
+        let index = quantir::index::Index::open(&path).unwrap();
+        let claims = load_claims(claims, Format::Auto, None).unwrap();
+        let mut scratch = Scratch::default();
+        for _ in 0..300 {
+            let claim = &claims[(rng.next_u64() % claims.len() as u64) as usize];
+            let k = [1, 2, 3, 10, 50, 99, 100, 1000][(rng.next_u64() % 8) as usize];
+            let params = Bm25Params { k1: (rng.next_u64() % 300) as f32 / 100.0, b: (rng.next_u64() % 101) as f32 / 100.0 };
+            let undated = if rng.next_u64() % 2 == 0 { UndatedPolicy::Exclude } else { UndatedPolicy::Include };
+            let cutoff = match rng.next_u64() % 3 {
+                0 => Cutoff::none(),
+                _ => Cutoff::before(PubDate::parse(&format!("{}-{:02}-{:02}", 2008 + rng.next_u64() % 16, 1 + rng.next_u64() % 12, 1 + rng.next_u64() % 28)).unwrap(), undated),
+            };
+            let exclude = (rng.next_u64() % 4 == 0).then(|| (rng.next_u64() % index.num_docs()) as u32);
+            let bm25 = Bm25::new(&index, Some(params)).unwrap();
+            let exhaustive = bm25.search_with(Strategy::Exhaustive, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
+            let pruned = bm25.search_with(Strategy::MaxScore, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
+            assert_eq!(pruned, exhaustive, "{:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
+            // The scratch is clean after either: a third search gives the first's answer.
+            assert_eq!(bm25.search_with(Strategy::Exhaustive, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap(), exhaustive);
+            compared += exhaustive.len();
+        }
+    }
+    assert!(compared > 10_000, "the searches found too little to compare: {compared} hits");
+}
