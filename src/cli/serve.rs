@@ -17,8 +17,24 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
     /// Worker threads (0 = one per core)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1024), value_name = "N")]
     threads: usize,
+    /// Searches, verifications and batches served at once; more get 503 with Retry-After
+    /// [default: 16 per worker thread]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000), value_name = "N")]
+    max_in_flight: Option<usize>,
+    /// Seconds a client has to send a request's headers (and between keep-alive requests)
+    #[arg(long, default_value_t = Limits::default().header_timeout.as_secs_f64(), value_parser = seconds, value_name = "S")]
+    header_timeout: f64,
+    /// Seconds from a request's headers to its response (408 after)
+    #[arg(long, default_value_t = Limits::default().request_timeout.as_secs_f64(), value_parser = seconds, value_name = "S")]
+    request_timeout: f64,
+    /// Seconds a batch answer waits for a client that stopped reading before giving up on it
+    #[arg(long, default_value_t = Limits::default().write_timeout.as_secs_f64(), value_parser = seconds, value_name = "S")]
+    write_timeout: f64,
+    /// Seconds the requests in flight get to finish after SIGTERM before the rest are closed
+    #[arg(long, default_value_t = Limits::default().grace.as_secs_f64(), value_parser = seconds, value_name = "S")]
+    grace: f64,
     /// A verifier for POST /api/verify: trained:DIR (from quantir train-verifier)
     #[arg(long, value_name = "V")]
     verifier: Option<quantir::verify::VerifierSpec>,
@@ -40,7 +56,20 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     // Dense and hybrid requests need the query encoder: the one the index was built with.
     let encoder = args.dense.index_encoder(&index)?;
-    let state = Arc::new(AppState { index, limits: Limits::default(), verifier, encoder });
+    let secs = std::time::Duration::from_secs_f64;
+    let limits = Limits {
+        concurrency: match (args.max_in_flight, args.threads) {
+            (Some(n), _) => n,
+            (None, 0) => Limits::default().concurrency,
+            (None, threads) => quantir::serve::IN_FLIGHT_PER_THREAD * threads,
+        },
+        header_timeout: secs(args.header_timeout),
+        request_timeout: secs(args.request_timeout),
+        write_timeout: secs(args.write_timeout),
+        grace: secs(args.grace),
+        ..Limits::default()
+    };
+    let state = Arc::new(AppState::new(index, limits, verifier, encoder));
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if args.threads > 0 {
         runtime.worker_threads(args.threads);
@@ -54,6 +83,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         eprintln!("stopped");
         anyhow::Ok(())
     })
+}
+
+/// Seconds in (0, 3600].
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 3600.0 => Ok(s),
+        _ => Err(format!("expected seconds in (0, 3600], found {text:?}")),
+    }
 }
 
 /// Resolves on SIGTERM or Ctrl-C.

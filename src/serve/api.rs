@@ -17,6 +17,10 @@ use crate::fuse::{FusionConfig, Method, Norm};
 use crate::plan::{ClaimOnly, Numeric, Planner, SubQuery};
 use crate::retrieve::{Scratch, UndatedPolicy};
 
+/// Requests in flight per worker thread ([`Limits::concurrency`]): at about 1 ms a search, 16
+/// waiting on each thread is about 16 ms of queue.
+pub const IN_FLIGHT_PER_THREAD: usize = 16;
+
 /// Request limits (module doc of [`crate::serve`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -30,11 +34,40 @@ pub struct Limits {
     pub claim_chars: usize,
     /// Largest k and depth.
     pub max_k: usize,
+    /// Searches, verifications and batches served at once; one more gets 503 with `Retry-After`.
+    /// [`IN_FLIGHT_PER_THREAD`] per worker thread by default: enough that a burst queues briefly
+    /// on the blocking pool instead of being refused, few enough that stalled clients cannot pin
+    /// hundreds of threads.
+    pub concurrency: usize,
+    /// Time to read a request's headers, and to wait for the next request on an idle
+    /// keep-alive connection: a slow or silent client is disconnected after it.
+    pub header_timeout: std::time::Duration,
+    /// Time from a request's headers to its response's: reading the body and the search. A
+    /// request past it gets 408.
+    pub request_timeout: std::time::Duration,
+    /// Time a batch answer waits for a client that stops reading before the batch is abandoned
+    /// (its slot and thread freed).
+    pub write_timeout: std::time::Duration,
+    /// After SIGTERM: time for the requests in flight to finish before the remaining
+    /// connections are closed.
+    pub grace: std::time::Duration,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { search_body_bytes: 64 << 10, batch_body_bytes: 8 << 20, batch_lines: 10_000, claim_chars: 2_000, max_k: 1_000 }
+        use std::time::Duration;
+        Limits {
+            search_body_bytes: 64 << 10,
+            batch_body_bytes: 8 << 20,
+            batch_lines: 10_000,
+            claim_chars: 2_000,
+            max_k: 1_000,
+            concurrency: IN_FLIGHT_PER_THREAD * std::thread::available_parallelism().map_or(2, |n| n.get()),
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            write_timeout: Duration::from_secs(10),
+            grace: Duration::from_secs(10),
+        }
     }
 }
 
@@ -113,7 +146,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: u16, field: Option<&str>, message: impl Into<String>) -> Self {
+    pub(super) fn new(status: u16, field: Option<&str>, message: impl Into<String>) -> Self {
         ApiError { status, field: field.map(str::to_string), message: message.into() }
     }
 }
@@ -314,6 +347,10 @@ pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_jso
         "retrievers": if state.encoder.is_some() { serde_json::json!(["bm25", "dense", "hybrid"]) } else { serde_json::json!(["bm25"]) },
         "verifier": state.verifier.as_ref().map(|(v, _)| serde_json::json!({"kind": "trained", "with_evidence": v.with_evidence, "top": v.top})),
     }))
+}
+
+pub(super) async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(405, None, format!("{method} is not served at {}; see /api/openapi.json for the methods", uri.path()))
 }
 
 pub(super) async fn not_found(uri: axum::http::Uri) -> ApiError {

@@ -13,10 +13,19 @@
 //! 10,000 lines, a claim of at most 2,000 characters, k and depth of at most 1,000. A request past
 //! a limit gets 413 or 400 with a JSON error naming the limit; a malformed request gets 400 (or
 //! 422 for a well-formed one the engine cannot take) with `{"error": {"field", "message"}}` naming
-//! the field. The server does not read files named in requests (no `file:` plans) and stops
-//! gracefully on SIGTERM or Ctrl-C, finishing the requests in flight.
+//! the field. The server does not read files named in requests (no `file:` plans).
+//!
+//! **Under abuse** (`limits.rs`, [`serve`]): a POST must declare a JSON Content-Type (415
+//! otherwise); at most [`Limits::concurrency`] searches, verifications and batches run at once
+//! and one more gets 503 with `Retry-After` at once; a client gets [`Limits::header_timeout`] to
+//! send its headers (and as long between keep-alive requests), [`Limits::request_timeout`] from
+//! headers to response (408 after), and a batch client that stops reading is dropped after
+//! [`Limits::write_timeout`]. On SIGTERM or Ctrl-C the server stops accepting, gives the requests
+//! in flight [`Limits::grace`] to finish, then closes whatever is left. Wrong methods get a JSON
+//! 405; the page is served with a Content-Security-Policy that runs only its own script.
 
 mod api;
+mod limits;
 mod openapi;
 mod page;
 mod stream;
@@ -26,7 +35,7 @@ use std::sync::Arc;
 use axum::routing::{get, post};
 use axum::Router;
 
-pub use api::{parse_search_request, ApiError, Limits, SearchRequest, SearchResponse};
+pub use api::{parse_search_request, ApiError, Limits, SearchRequest, SearchResponse, IN_FLIGHT_PER_THREAD};
 
 use crate::index::dense::Encoder;
 use crate::index::Index;
@@ -34,6 +43,8 @@ use crate::verify::trained::TrainedVerifier;
 
 /// What every request handler shares.
 pub struct AppState {
+    /// Slots for concurrent requests ([`Limits::concurrency`]).
+    slots: Arc<tokio::sync::Semaphore>,
     /// The index, opened once.
     pub index: Index,
     /// Request limits.
@@ -44,20 +55,65 @@ pub struct AppState {
     pub encoder: Option<Encoder>,
 }
 
+impl AppState {
+    /// The state of a server of `index` with `limits`.
+    pub fn new(index: Index, limits: Limits, verifier: Option<(TrainedVerifier, Option<Encoder>)>, encoder: Option<Encoder>) -> AppState {
+        AppState { slots: Arc::new(tokio::sync::Semaphore::new(limits.concurrency.max(1))), index, limits, verifier, encoder }
+    }
+}
+
 /// The application's routes.
 pub fn router(state: Arc<AppState>) -> Router {
-    Router::new()
-        .route("/", get(page::page))
+    let api = Router::new()
         .route("/api/search", post(api::search))
         .route("/api/verify", post(api::verify))
         .route("/api/batch", post(stream::batch))
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), limits::admit));
+    Router::new()
+        .route("/", get(page::page))
         .route("/api/health", get(api::health))
         .route("/api/openapi.json", get(openapi::openapi))
+        .merge(api)
         .fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed)
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(axum::http::StatusCode::REQUEST_TIMEOUT, state.limits.request_timeout))
         .with_state(state)
 }
 
-/// Serves `state` on `listener` until `shutdown` resolves, then finishes the requests in flight.
+/// Serves `state` on `listener` until `shutdown` resolves; then stops accepting, lets the
+/// requests in flight finish for up to [`Limits::grace`] and returns, closing the rest.
+///
+/// The connection loop is hyper's own rather than `axum::serve`, which has no header-read
+/// timeout and waits for every connection at shutdown, however stalled.
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>, shutdown: impl std::future::Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let limits = state.limits;
+    let app = router(state);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors and the like: wait, and keep serving those connected.
+                Err(_) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+    }
+    drop(listener);
+    let _ = tokio::time::timeout(limits.grace, graceful.shutdown()).await;
+    Ok(())
 }

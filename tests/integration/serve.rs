@@ -59,7 +59,7 @@ fn sample_index() -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 fn post(url: &str, body: impl Into<String>) -> (u16, serde_json::Value) {
-    let response = reqwest::blocking::Client::new().post(url).body(body.into()).send().unwrap();
+    let response = reqwest::blocking::Client::new().post(url).header("content-type", "application/json").body(body.into()).send().unwrap();
     let status = response.status().as_u16();
     (status, response.json().unwrap())
 }
@@ -126,7 +126,7 @@ fn batch_streams_one_line_per_request_line() {
     let (_dir, index) = sample_index();
     let server = Server::start(&index);
     let body = format!("{}\n\n{}\n{}\n", serde_json::json!({"id": "a", "claim": FLORIDA, "k": 3}), r#"{"id": "b", "claim": 7}"#, serde_json::json!({"id": "c", "claim": "Boris Johnson refused 50,000 ventilators", "plan": "numeric", "date": "2020-03-26", "k": 2}));
-    let response = reqwest::blocking::Client::new().post(format!("{}/api/batch", server.url)).body(body).send().unwrap();
+    let response = reqwest::blocking::Client::new().post(format!("{}/api/batch", server.url)).header("content-type", "application/x-ndjson").body(body).send().unwrap();
     assert_eq!(response.headers()["content-type"], "application/x-ndjson");
     let lines: Vec<serde_json::Value> = response.text().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 3);
@@ -185,7 +185,7 @@ fn load_16_clients() {
                     while Instant::now() < deadline {
                         let body = serde_json::json!({"claim": claims[i % claims.len()], "k": 10}).to_string();
                         let started = Instant::now();
-                        let ok = http.post(url).body(body).send().is_ok_and(|r| r.status().is_success() && r.bytes().is_ok());
+                        let ok = http.post(url).header("content-type", "application/json").body(body).send().is_ok_and(|r| r.status().is_success() && r.bytes().is_ok());
                         if ok {
                             latencies.push(started.elapsed().as_secs_f64() * 1e3);
                         } else {
@@ -316,4 +316,141 @@ fn dense_and_hybrid_requests() {
     let (status, json) = post(&format!("{}/api/search", plain.url), serde_json::json!({"claim": FLORIDA, "retriever": "dense"}).to_string());
     assert_eq!(status, 422, "{json}");
     assert!(json["error"]["message"].as_str().unwrap().contains("dense"), "{json}");
+}
+
+// Hardening (issue 12): what slow, silent, saturating or cross-origin clients get.
+
+fn host_port(server: &Server) -> String {
+    server.url.trim_start_matches("http://").to_string()
+}
+
+/// A raw connection that sent `prefix` and then stalls.
+fn stalled(server: &Server, prefix: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut stream = std::net::TcpStream::connect(host_port(server)).unwrap();
+    stream.write_all(prefix.as_bytes()).unwrap();
+    stream
+}
+
+/// Seconds until the server closes `stream` (reads to end of stream), at most `limit`.
+fn seconds_until_closed(mut stream: std::net::TcpStream, limit: f64) -> f64 {
+    use std::io::Read;
+    stream.set_read_timeout(Some(Duration::from_secs_f64(limit))).unwrap();
+    let started = Instant::now();
+    let mut sink = Vec::new();
+    let _ = stream.read_to_end(&mut sink);
+    started.elapsed().as_secs_f64()
+}
+
+#[test]
+fn posts_must_declare_json_and_wrong_methods_get_json() {
+    let (_dir, index) = sample_index();
+    let server = Server::start(&index);
+    let http = reqwest::blocking::Client::new();
+    let body = r#"{"claim": "inflation 3%"}"#;
+    for content_type in [None, Some("text/plain"), Some("application/x-www-form-urlencoded")] {
+        let mut request = http.post(format!("{}/api/search", server.url)).body(body);
+        if let Some(t) = content_type {
+            request = request.header("content-type", t);
+        }
+        let response = request.send().unwrap();
+        assert_eq!(response.status().as_u16(), 415, "{content_type:?}");
+        let json: serde_json::Value = response.json().unwrap();
+        assert!(json["error"]["message"].as_str().unwrap().contains("takes Content-Type application/json"), "{json}");
+    }
+    let ok = http.post(format!("{}/api/search", server.url)).header("content-type", "application/json; charset=utf-8").body(body).send().unwrap();
+    assert_eq!(ok.status().as_u16(), 200);
+    let response = http.get(format!("{}/api/search", server.url)).send().unwrap();
+    assert_eq!(response.status().as_u16(), 405);
+    let json: serde_json::Value = response.json().unwrap();
+    assert!(json["error"]["message"].as_str().unwrap().contains("GET is not served at /api/search"), "{json}");
+    let page = http.get(&server.url).send().unwrap();
+    let policy = page.headers()["content-security-policy"].to_str().unwrap().to_string();
+    assert!(policy.starts_with("default-src 'none'; script-src 'sha256-") && policy.contains("frame-ancestors 'none'"), "{policy}");
+    assert!(page.text().unwrap().contains(r"/^https?:\/\//i.test(h.url)"), "links are http(s) only");
+}
+
+#[test]
+fn a_full_server_says_503_with_retry_after_and_recovers() {
+    let (_dir, index) = sample_index();
+    let server = Server::start_with(&index, &["--max-in-flight", "1", "--request-timeout", "1"]);
+    // Holds the one slot: headers and a promised body that never comes.
+    let slow = stalled(&server, "POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"cl");
+    std::thread::sleep(Duration::from_millis(300));
+    let http = reqwest::blocking::Client::new();
+    let search = || http.post(format!("{}/api/search", server.url)).header("content-type", "application/json").body(r#"{"claim": "inflation 3%"}"#).send().unwrap();
+    let refused = search();
+    assert_eq!(refused.status().as_u16(), 503);
+    assert_eq!(refused.headers()["retry-after"], "1");
+    // The deadline answers the slow request (408) and frees its slot.
+    let waited = seconds_until_closed(slow, 5.0);
+    assert!(waited < 3.0, "the stalled body was cut after {waited:.1} s");
+    assert_eq!(search().status().as_u16(), 200);
+}
+
+#[test]
+fn silent_and_slow_clients_are_disconnected() {
+    let (_dir, index) = sample_index();
+    let server = Server::start_with(&index, &["--header-timeout", "1"]);
+    let silent = stalled(&server, "");
+    let slowloris = stalled(&server, "GET / HTTP/1.1\r\nHost: x\r\nX-a: ");
+    let (a, b) = (seconds_until_closed(silent, 6.0), seconds_until_closed(slowloris, 6.0));
+    assert!(a < 3.0 && b < 3.0, "closed after {a:.1} s and {b:.1} s");
+}
+
+#[test]
+fn sigterm_with_stalled_connections_exits_within_the_grace() {
+    let (_dir, index) = sample_index();
+    let mut server = Server::start_with(&index, &["--grace", "1"]);
+    let _held: Vec<std::net::TcpStream> = (0..20).map(|i| stalled(&server, if i % 2 == 0 { "GET / HTTP/1.1\r\nHost: x\r\n" } else { "" })).collect();
+    let mid_body = stalled(&server, "POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let status = server.terminate();
+    let took = started.elapsed().as_secs_f64();
+    assert!(status.success(), "{status:?}");
+    assert!(took < 4.0, "SIGTERM took {took:.1} s");
+    drop(mid_body);
+}
+
+#[test]
+fn a_batch_line_that_is_not_utf8_gets_its_own_error_line() {
+    let (_dir, index) = sample_index();
+    let server = Server::start(&index);
+    let mut body = format!("{}\n", serde_json::json!({"id": "a", "claim": FLORIDA, "k": 2})).into_bytes();
+    body.extend_from_slice(b"{\"claim\": \"caf\xe9\"}\n");
+    body.extend_from_slice(format!("{}\n", serde_json::json!({"id": "c", "claim": "inflation 3%", "k": 2})).as_bytes());
+    let response = reqwest::blocking::Client::new().post(format!("{}/api/batch", server.url)).header("content-type", "application/x-ndjson").body(body).send().unwrap();
+    let lines: Vec<serde_json::Value> = response.text().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["id"], "a");
+    assert!(lines[1]["error"]["message"].as_str().unwrap().contains("line 2 is not UTF-8"), "{}", lines[1]);
+    assert_eq!(lines[2]["id"], "c");
+}
+
+#[test]
+fn batch_clients_that_never_read_are_dropped_and_free_their_slots() {
+    use std::io::Write;
+    let (_dir, index) = sample_index();
+    let server = Server::start_with(&index, &["--max-in-flight", "2", "--write-timeout", "1"]);
+    let line = serde_json::json!({"claim": FLORIDA, "k": 100}).to_string();
+    let body = std::iter::repeat_n(line.as_str(), 2000).collect::<Vec<_>>().join("\n");
+    let readers: Vec<std::net::TcpStream> = (0..2)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(host_port(&server)).unwrap();
+            write!(s, "POST /api/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let http = reqwest::blocking::Client::new();
+    let search = || http.post(format!("{}/api/search", server.url)).header("content-type", "application/json").body(r#"{"claim": "inflation 3%"}"#).send().unwrap().status().as_u16();
+    assert_eq!(search(), 503, "both slots are held by the batches");
+    // Their answers fill the socket buffers; after the write timeout the batches are given up.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while search() != 200 {
+        assert!(Instant::now() < deadline, "the stalled batches never freed their slots");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    drop(readers);
 }
