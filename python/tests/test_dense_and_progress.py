@@ -1,0 +1,43 @@
+"""Dense and hybrid retrieval from Python equal the CLI's on the same index; progress=True draws
+tqdm bars on stderr."""
+
+import json
+
+import pytest
+
+import quantir
+from conftest import DATA, ROOT, read_trec
+
+MODEL = ROOT / "models/all-minilm-l6-v2"
+
+
+@pytest.fixture(scope="module")
+def dense_index(tmp_path_factory):
+    """The QuanTemp sample with vectors, built from Python (the model found as the CLI finds it
+    when only its folder is named)."""
+    return quantir.Index.build(DATA / "quantemp-sample/corpus.json", tmp_path_factory.mktemp("dense") / "idx", dense=MODEL)
+
+
+@pytest.mark.parametrize("retriever", ["dense", "hybrid"])
+def test_dense_and_hybrid_runs_equal_the_cli(tmp_path, cli, dense_index, retriever):
+    assert dense_index.has_vectors
+    claims = DATA / "quantemp-sample/claims.jsonl"
+    out = tmp_path / "cli.trec"
+    cli("run", "--index", dense_index.path, "--claims", claims, "--retriever", retriever, "-k", "50", "--output", out)
+    got = dense_index.run([json.loads(line) for line in open(claims)], retriever=retriever, k=50)
+    expected = read_trec(out)
+    assert {q: list(docs) for q, docs in got.items()} == {q: [d for d, _ in v] for q, v in expected.items()}
+    for qid, docs in expected.items():
+        for docid, score in docs:
+            assert got[qid][docid] == pytest.approx(score, rel=1e-6), (qid, docid)
+
+
+def test_dense_needs_vectors(quantemp_index):
+    with pytest.raises(ValueError, match="has no dense vectors|--dense"):
+        quantemp_index.run(["a claim"], retriever="dense")
+
+
+def test_progress_true_draws_tqdm_bars(capsys, quantemp_index):
+    quantemp_index.run([json.loads(line) for line in open(DATA / "quantemp-sample/claims.jsonl")], progress=True)
+    err = capsys.readouterr().err
+    assert "claims" in err and "12/12" in err
