@@ -28,14 +28,6 @@ pub fn model_roots(py: Python<'_>) -> Vec<PathBuf> {
     ModelEnv { quantir_models: var("QUANTIR_MODELS"), xdg_data_home: var("XDG_DATA_HOME"), home: var("HOME"), built_in: module_file }.roots()
 }
 
-/// BM25 parameters over the index's, or `None` when neither is given (as `--k1`/`--b`).
-fn bm25_over(base: Bm25Params, k1: Option<f32>, b: Option<f32>) -> Option<Bm25Params> {
-    if k1.is_none() && b.is_none() {
-        return None;
-    }
-    Some(Bm25Params { k1: k1.unwrap_or(base.k1), b: b.unwrap_or(base.b) })
-}
-
 /// A count argument that must be at least 1.
 fn at_least_one(param: &str, value: usize) -> PyResult<usize> {
     if value == 0 {
@@ -161,7 +153,7 @@ impl Index {
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = cls.py();
         let format: Format = choice("format", format)?;
-        let bm25 = bm25_over(Bm25Params::default(), k1, b).unwrap_or_default();
+        let bm25 = Bm25Params::default().over(k1, b).unwrap_or_default();
         bm25.validate().or_raise()?;
         let options = EncoderOptions { model: dense.clone(), runtime: ort_lib.clone(), workers: at_least_one("encoder_workers", encoder_workers)?, batch_size: at_least_one("batch_size", batch_size)?, ..EncoderOptions::default() };
         let roots = model_roots(py);
@@ -221,7 +213,7 @@ impl Index {
     fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>) -> PyResult<Vec<Hit>> {
         let k = at_least_one("k", k)?;
         let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
-        let bm25 = bm25_over(self.index.manifest().bm25, k1, b);
+        let bm25 = self.index.manifest().bm25.over(k1, b);
         let evidence = py.detach(|| quantir::engine::search(&self.index, query, &cutoff, k, bm25)).or_raise()?;
         Ok(evidence.into_iter().map(|e| Hit { id: e.id, score: e.score, date: e.date, title: e.title, text: e.text, url: e.url }).collect())
     }
@@ -290,7 +282,7 @@ impl Index {
         let planner = planner_for(&spec, mmr, llm, encoder.clone()).or_raise()?;
         let config = RunConfig {
             k: at_least_one("k", k)?,
-            bm25: bm25_over(self.index.manifest().bm25, k1, b),
+            bm25: self.index.manifest().bm25.over(k1, b),
             default_before: pub_date("before", before)?,
             undated: choice("undated", undated)?,
             temporal_filter: choice("temporal_filter", temporal_filter)?,

@@ -25,10 +25,7 @@ pub struct Bm25Args {
 impl Bm25Args {
     /// Both values over `base`, or `None` when neither flag was given.
     pub fn over(&self, base: Bm25Params) -> Option<Bm25Params> {
-        if self.k1.is_none() && self.b.is_none() {
-            return None;
-        }
-        Some(Bm25Params { k1: self.k1.unwrap_or(base.k1), b: self.b.unwrap_or(base.b) })
+        base.over(self.k1, self.b)
     }
 }
 

@@ -27,6 +27,15 @@ impl Default for Bm25Params {
 }
 
 impl Bm25Params {
+    /// `k1` and `b` where given, the rest from `self`; `None` when neither is given, so callers
+    /// can tell "the index's own" from an override (`--k1`/`--b`, Python's `k1=`/`b=`).
+    pub fn over(self, k1: Option<f32>, b: Option<f32>) -> Option<Bm25Params> {
+        if k1.is_none() && b.is_none() {
+            return None;
+        }
+        Some(Bm25Params { k1: k1.unwrap_or(self.k1), b: b.unwrap_or(self.b) })
+    }
+
     /// Checks the ranges: k1 ≥ 0 and finite, b in [0, 1].
     pub fn validate(&self) -> Result<()> {
         if !(self.k1.is_finite() && self.k1 >= 0.0) {
