@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: installs the Python oracles (pytrec_eval, scipy, ranx, scikit-learn, pytest)
 # from PyPI into .venv and Debian's chromium for the web page test, then the Rust unit, property
-# and integration tests, then the Python package's tests (scripts/test_python.sh).
+# and integration tests, the OpenSearch backend's tests on a three-node cluster
+# (scripts/test_opensearch.sh, OpenSearch from Maven Central) and the Python package's tests
+# (scripts/test_python.sh).
 # `.ci/run` calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +17,5 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 cargo test --locked "$@"
+scripts/test_opensearch.sh
 scripts/test_python.sh

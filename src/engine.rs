@@ -212,21 +212,7 @@ pub fn run_ranked(
     }
     let bm25 = Bm25::new(index, config.bm25)?;
     let started = Instant::now();
-    progress.start("planning", Some(claims.len() as u64));
-    let plans: Vec<Plan> = in_pool(planner.concurrency(), || {
-        claims
-            .par_iter()
-            .map(|claim| {
-                let plan = planner.plan(claim);
-                progress.advance(1);
-                plan
-            })
-            .collect::<Result<Vec<Plan>>>()
-    })??;
-    progress.finish();
-    for plan in &plans {
-        validate(plan, config, plan_config)?;
-    }
+    let plans = plan_all(claims, planner, config, plan_config, progress)?;
     let results = in_pool(config.threads, || -> Result<Vec<(RankedHits, Option<Explanation>)>> {
         let dense_lists = dense_lists(index, claims, &plans, encoder, config, plan_config, progress)?;
         progress.start("claims", Some(claims.len() as u64));
@@ -244,14 +230,105 @@ pub fn run_ranked(
     })??;
     progress.finish();
     let (lists, explanations): (Vec<RankedHits>, Vec<Option<Explanation>>) = results.into_iter().unzip();
-    let summary = RunSummary {
-        claims: claims.len(),
-        with_cutoff: claims.iter().filter(|c| config.cutoff_for(c).before.is_some()).count(),
-        subqueries: plans.iter().map(|p| p.subqueries.len()).sum(),
-        fallbacks: plans.iter().filter(|p| p.fell_back).count(),
-        seconds: started.elapsed().as_secs_f64(),
-    };
+    let summary = RunSummary::of(claims, &plans, config, started);
     Ok((lists, summary, explanations.into_iter().flatten().collect()))
+}
+
+impl RunSummary {
+    fn of(claims: &[Claim], plans: &[Plan], config: &RunConfig, started: Instant) -> RunSummary {
+        RunSummary {
+            claims: claims.len(),
+            with_cutoff: claims.iter().filter(|c| config.cutoff_for(c).before.is_some()).count(),
+            subqueries: plans.iter().map(|p| p.subqueries.len()).sum(),
+            fallbacks: plans.iter().filter(|p| p.fell_back).count(),
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// Every claim's plan, in claim order, each checked against the fusion settings.
+fn plan_all(claims: &[Claim], planner: &dyn Planner, config: &RunConfig, plan_config: &PlanRunConfig, progress: &dyn Progress) -> Result<Vec<Plan>> {
+    progress.start("planning", Some(claims.len() as u64));
+    let plans: Vec<Plan> = in_pool(planner.concurrency(), || {
+        claims
+            .par_iter()
+            .map(|claim| {
+                let plan = planner.plan(claim);
+                progress.advance(1);
+                plan
+            })
+            .collect::<Result<Vec<Plan>>>()
+    })??;
+    progress.finish();
+    for plan in &plans {
+        validate(plan, config, plan_config)?;
+    }
+    Ok(plans)
+}
+
+/// A claim's sub-query lists into its top `k`: a single list is the claim's own (moved, not
+/// copied), several are fused. The one place this choice is made, for every backend.
+fn fuse_plan<K: Copy + Eq + std::hash::Hash + Ord>(mut lists: Vec<Vec<(K, f64)>>, k: usize, plan_config: &PlanRunConfig) -> Vec<(K, f64)> {
+    if lists.len() == 1 {
+        let mut only = lists.pop().expect("one list");
+        only.truncate(k);
+        only
+    } else {
+        fuse_query(&lists, &plan_config.fusion, k)
+    }
+}
+
+/// [`run_planned`] over an index on an OpenSearch cluster: the same planning, cutoffs and fusion,
+/// with every sub-query of every claim sent to the cluster in `_msearch` batches. BM25 only: the
+/// cluster holds no vectors.
+pub fn run_remote(
+    index: &crate::opensearch::RemoteIndex,
+    claims: &[Claim],
+    planner: &dyn Planner,
+    config: &RunConfig,
+    plan_config: &PlanRunConfig,
+    progress: &dyn Progress,
+) -> Result<(Run, RunSummary)> {
+    if config.k == 0 || plan_config.depth == 0 {
+        return Err(Error::InvalidArgument { name: "-k", message: "expected at least 1 document per claim and per sub-query".into() });
+    }
+    if config.retriever != Retriever::Bm25 {
+        return Err(Error::InvalidArgument { name: "--retriever", message: "the OpenSearch backend retrieves with BM25 only (the cluster holds no vectors)".into() });
+    }
+    index.check_bm25(config.bm25)?;
+    let started = Instant::now();
+    let plans = plan_all(claims, planner, config, plan_config, progress)?;
+    let mut queries = Vec::with_capacity(plans.iter().map(|p| p.subqueries.len()).sum());
+    for (claim, plan) in claims.iter().zip(&plans) {
+        let cutoff = config.cutoff_for(claim);
+        let exclude = config.remove_query.then_some(claim.id.as_str());
+        let k = list_depth(plan, config, plan_config);
+        queries.extend(plan.subqueries.iter().map(|q| crate::opensearch::RemoteQuery { text: &q.text, cutoff, k, exclude }));
+    }
+    let mut answers = index.search_batch(&queries, false, progress)?.into_iter();
+    let mut run = Run { queries: Vec::with_capacity(claims.len()) };
+    for (claim, plan) in claims.iter().zip(&plans) {
+        let hits: Vec<Vec<crate::opensearch::RemoteHit>> = answers.by_ref().take(plan.subqueries.len()).collect();
+        let lists: Vec<Vec<(&str, f64)>> = hits.iter().map(|list| list.iter().map(|h| (h.id.as_str(), f64::from(h.score))).collect()).collect();
+        let fused = fuse_plan(lists, config.k, plan_config);
+        run.queries.push(RankedList { qid: claim.id.clone(), docs: fused.into_iter().map(|(id, score)| ScoredDoc { docid: id.to_string(), score }).collect() });
+    }
+    Ok((run, RunSummary::of(claims, &plans, config, started)))
+}
+
+/// [`search`] over an index on an OpenSearch cluster.
+pub fn search_remote(index: &crate::opensearch::RemoteIndex, query: &str, cutoff: &Cutoff, k: usize, bm25: Option<Bm25Params>) -> Result<Vec<Evidence>> {
+    index.check_bm25(bm25)?;
+    let query = crate::opensearch::RemoteQuery { text: query, cutoff: *cutoff, k, exclude: None };
+    let hits = index.search_batch(&[query], true, &crate::io::NoProgress)?.pop().unwrap_or_default();
+    Ok(hits
+        .into_iter()
+        .map(|hit| {
+            let stored = hit.stored.unwrap_or_default();
+            let text = |field: &str| stored[field].as_str().map(str::to_string);
+            Evidence { id: hit.id, score: f64::from(hit.score), date: text("date"), title: text("title").unwrap_or_default(), text: text("text").unwrap_or_default(), url: text("url") }
+        })
+        .collect())
 }
 
 /// Runs `work` on `threads` worker threads: rayon's global pool (one per core, made once per
@@ -368,16 +445,7 @@ fn retrieve_plan(
             (None, None) => return Err(Error::InvalidArgument { name: "--retriever", message: "dense retrieval needs the dense lists".into() }),
         });
     }
-    let fused: Vec<(u32, f64)> = if lists.len() == 1 && !explain {
-        // One list is the claim's (retrieved k deep, list_depth): moved, not copied.
-        let mut only = lists.pop().expect("one list");
-        only.truncate(config.k);
-        only
-    } else if lists.len() == 1 {
-        lists[0].iter().take(config.k).copied().collect()
-    } else {
-        fuse_query(&lists, &plan_config.fusion, config.k)
-    };
+    let fused: Vec<(u32, f64)> = if explain { fuse_plan(lists.clone(), config.k, plan_config) } else { fuse_plan(std::mem::take(&mut lists), config.k, plan_config) };
     let explanation = explain.then(|| Explanation {
         id: claim.id.clone(),
         subqueries: plan.subqueries.clone(),

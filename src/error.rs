@@ -171,6 +171,70 @@ pub enum Error {
         found: String,
     },
 
+    /// No node of an OpenSearch cluster answered, after the retries.
+    #[error("cannot reach OpenSearch at {urls}: {message}\n\nhint: check --opensearch-url (or QUANTIR_OPENSEARCH_URL); to try the backend locally, start a cluster with `scripts/opensearch_cluster.sh start`")]
+    OpenSearchUnreachable {
+        /// The nodes tried.
+        urls: String,
+        /// What went wrong.
+        message: String,
+    },
+
+    /// The cluster refused the credentials.
+    #[error("OpenSearch at {url} refused the credentials (HTTP {status})\n\nhint: check --opensearch-user and --opensearch-password (or QUANTIR_OPENSEARCH_USER / QUANTIR_OPENSEARCH_PASSWORD)")]
+    OpenSearchAuth {
+        /// The nodes asked.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+    },
+
+    /// The index (alias) named does not exist on the cluster.
+    #[error("OpenSearch at {url} has no quantir index \"{index}\"\n\nhint: build it with `quantir index --corpus <CORPUS> --backend opensearch --opensearch-index {index}`")]
+    OpenSearchIndexMissing {
+        /// The nodes asked.
+        url: String,
+        /// The index or alias name.
+        index: String,
+    },
+
+    /// An OpenSearch index quantir cannot search as it is: another analyzer version, not built
+    /// by quantir, a load that did not finish.
+    #[error("OpenSearch index \"{index}\": {what} is {found}, this quantir needs {supported}\n\nhint: rebuild it with `quantir index --corpus <CORPUS> --backend opensearch --opensearch-index {index}`")]
+    OpenSearchIncompatible {
+        /// The index or alias name.
+        index: String,
+        /// What does not match.
+        what: &'static str,
+        /// What the cluster has.
+        found: String,
+        /// What quantir needs.
+        supported: String,
+    },
+
+    /// A request the cluster answered with an error that retrying does not mend.
+    #[error("OpenSearch {action} failed (HTTP {status}): {message}")]
+    OpenSearch {
+        /// The request, in words.
+        action: String,
+        /// The HTTP status.
+        status: u16,
+        /// What went wrong.
+        message: String,
+    },
+
+    /// Documents the cluster refused during a load: reported, never dropped; the alias was not
+    /// moved, so searches still see the previous index.
+    #[error("OpenSearch refused {failed} documents while loading \"{index}\" (the alias still names the previous index); first: {examples}\n\nhint: fix those records and run the same `quantir index` again: it resumes")]
+    OpenSearchDocuments {
+        /// The index or alias name.
+        index: String,
+        /// How many documents.
+        failed: usize,
+        /// The first few, with their reasons.
+        examples: String,
+    },
+
     /// An argument is out of its range or inconsistent with another.
     #[error("invalid {name}: {message}")]
     InvalidArgument {

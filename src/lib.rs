@@ -27,6 +27,7 @@ pub mod experiment;
 pub mod fuse;
 pub mod index;
 pub mod io;
+pub mod opensearch;
 pub mod plan;
 pub mod retrieve;
 pub mod serve;

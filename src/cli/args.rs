@@ -236,3 +236,72 @@ impl DenseArgs {
         }
     }
 }
+
+/// Where an index lives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// A tantivy folder on this machine (--index DIR).
+    #[default]
+    Embedded,
+    /// An OpenSearch cluster (--opensearch-url, --opensearch-index).
+    Opensearch,
+}
+
+/// `--backend` and the OpenSearch connection, shared by `index`, `search` and `run`.
+#[derive(Debug, Args)]
+pub struct BackendArgs {
+    /// Where the index lives: embedded (a folder, --index) or opensearch (a cluster)
+    #[arg(long, value_enum, default_value_t = Backend::Embedded, env = "QUANTIR_BACKEND")]
+    pub backend: Backend,
+    /// The cluster's nodes, comma-separated (requests go round-robin; a retry goes to the next)
+    #[arg(long, value_name = "URLS", default_value = "http://127.0.0.1:9200", env = "QUANTIR_OPENSEARCH_URL")]
+    pub opensearch_url: String,
+    /// The index name on the cluster (an alias quantir manages over one physical index)
+    #[arg(long, value_name = "NAME", default_value = "quantir", env = "QUANTIR_OPENSEARCH_INDEX")]
+    pub opensearch_index: String,
+    /// Basic-authentication user
+    #[arg(long, value_name = "USER", env = "QUANTIR_OPENSEARCH_USER")]
+    pub opensearch_user: Option<String>,
+    /// Basic-authentication password (prefer the environment variable to the flag)
+    #[arg(long, value_name = "PASSWORD", env = "QUANTIR_OPENSEARCH_PASSWORD", hide_env_values = true)]
+    pub opensearch_password: Option<String>,
+    /// PEM file of the certificate authority that signed the nodes' certificates (https)
+    #[arg(long, value_name = "PEM", env = "QUANTIR_OPENSEARCH_CA")]
+    pub opensearch_ca: Option<PathBuf>,
+    /// Accept any TLS certificate (self-signed test clusters only)
+    #[arg(long)]
+    pub opensearch_insecure: bool,
+    /// Requests in flight at once (1 to 64)
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub opensearch_concurrency: u64,
+}
+
+impl BackendArgs {
+    /// The cluster's configuration, when the backend is OpenSearch.
+    pub fn cluster(&self) -> anyhow::Result<Option<quantir::opensearch::ClusterConfig>> {
+        if self.backend != Backend::Opensearch {
+            return Ok(None);
+        }
+        let urls = quantir::opensearch::ClusterConfig::parse_urls(&self.opensearch_url)?;
+        let mut config = quantir::opensearch::ClusterConfig::new(urls, &self.opensearch_index);
+        config.user = self.opensearch_user.clone();
+        config.password = self.opensearch_password.clone();
+        config.ca_certificate = self.opensearch_ca.clone();
+        config.insecure = self.opensearch_insecure;
+        config.concurrency = self.opensearch_concurrency as usize;
+        Ok(Some(config))
+    }
+
+    /// The index folder an embedded command needs.
+    pub fn folder<'a>(&self, index: &'a Option<PathBuf>) -> anyhow::Result<&'a PathBuf> {
+        index.as_ref().ok_or_else(|| anyhow::anyhow!("--index DIR is required (or --backend opensearch to use a cluster)"))
+    }
+
+    /// Connects and opens the index on the cluster.
+    pub fn open_remote(&self) -> anyhow::Result<Option<quantir::opensearch::RemoteIndex>> {
+        match self.cluster()? {
+            None => Ok(None),
+            Some(config) => Ok(Some(quantir::opensearch::RemoteIndex::open(quantir::opensearch::Cluster::connect(config)?)?)),
+        }
+    }
+}

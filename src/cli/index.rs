@@ -9,7 +9,7 @@ use quantir::corpus::{load_corpus, Format};
 use quantir::index::dense::VectorDtype;
 use quantir::index::{build, Bm25Params, DenseConfig, HnswParams, IndexConfig};
 
-use super::args::{Bm25Args, DenseArgs, ThreadsArgs};
+use super::args::{BackendArgs, Bm25Args, DenseArgs, ThreadsArgs};
 use super::progress::Bar;
 
 #[derive(Debug, Args)]
@@ -22,7 +22,18 @@ pub struct IndexArgs {
     format: Format,
     /// Where the index goes (replaced atomically when the build succeeds)
     #[arg(long, value_name = "DIR")]
-    index: PathBuf,
+    index: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendArgs,
+    /// OpenSearch: primary shards of the new index
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    opensearch_shards: u32,
+    /// OpenSearch: replicas of each primary (at most nodes - 1)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=16))]
+    opensearch_replicas: u32,
+    /// OpenSearch: documents per _bulk request
+    #[arg(long, value_name = "N", default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    opensearch_batch: u64,
     #[command(flatten)]
     bm25: Bm25Args,
     #[command(flatten)]
@@ -44,8 +55,12 @@ pub struct IndexArgs {
 }
 
 pub fn run(args: IndexArgs) -> anyhow::Result<()> {
+    if let Some(cluster) = args.backend.cluster()? {
+        return load_cluster(&args, cluster);
+    }
+    let target = args.backend.folder(&args.index)?.clone();
     let started = Instant::now();
-    quantir::index::check_target(&args.index)?;
+    quantir::index::check_target(&target)?;
     let corpus = load_corpus(&args.corpus, args.format)?;
     let loaded = started.elapsed().as_secs_f64();
     let encoder = args.dense.encoder(None)?;
@@ -55,15 +70,15 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
         hnsw: args.hnsw.then_some(HnswParams { max_connections: args.hnsw_m, ef_construction: args.hnsw_ef_construction }),
     });
     let config = IndexConfig { bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(), threads: args.threads.threads, dense };
-    let summary = build(&corpus, &args.corpus, &args.index, &config, &Bar::default())
-        .with_context(|| format!("building the index at {}", args.index.display()))?;
+    let summary = build(&corpus, &args.corpus, &target, &config, &Bar::default())
+        .with_context(|| format!("building the index at {}", target.display()))?;
     let total = started.elapsed().as_secs_f64();
     eprintln!(
         "indexed {} documents ({} undated, {} skipped as empty) into {} in {:.2} s ({:.0} docs/s; loading took {:.2} s)",
         summary.documents,
         summary.undated,
         summary.skipped_empty,
-        args.index.display(),
+        target.display(),
         total,
         summary.documents as f64 / total.max(1e-9),
         loaded,
@@ -78,5 +93,39 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
     for (line, found) in &loaded.undated_examples {
         eprintln!("  undated: {}:{line}: date {} is not a date quantir reads", loaded.file.display(), quantir::error::shorten(found));
     }
+    Ok(())
+}
+
+/// `quantir index --backend opensearch`: the corpus into the cluster, behind its alias.
+fn load_cluster(args: &IndexArgs, config: quantir::opensearch::ClusterConfig) -> anyhow::Result<()> {
+    if args.dense.dense.is_some() || args.hnsw || args.f16 {
+        anyhow::bail!("the OpenSearch backend holds BM25 terms only: --dense, --hnsw and --f16 need the embedded backend");
+    }
+    let started = Instant::now();
+    let corpus = load_corpus(&args.corpus, args.format)?;
+    let cluster = quantir::opensearch::Cluster::connect(config)?;
+    let load = quantir::opensearch::LoadConfig {
+        bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(),
+        shards: args.opensearch_shards,
+        replicas: args.opensearch_replicas,
+        batch: args.opensearch_batch as usize,
+    };
+    let summary = quantir::opensearch::build(&cluster, &corpus, &args.corpus, &load, &Bar::default())
+        .with_context(|| format!("loading {} into OpenSearch index {}", args.corpus.display(), args.backend.opensearch_index))?;
+    let total = started.elapsed().as_secs_f64();
+    if summary.unchanged {
+        eprintln!("OpenSearch index {} already holds this corpus with these settings ({}): nothing sent", args.backend.opensearch_index, summary.physical);
+        return Ok(());
+    }
+    eprintln!(
+        "loaded {} documents ({} undated{}) into OpenSearch index {} ({}) in {:.2} s ({:.0} docs/s)",
+        summary.documents,
+        summary.undated,
+        if summary.resumed > 0 { format!(", {} already sent by an interrupted load", summary.resumed) } else { String::new() },
+        args.backend.opensearch_index,
+        summary.physical,
+        total,
+        (summary.documents - summary.resumed) as f64 / total.max(1e-9),
+    );
     Ok(())
 }

@@ -12,14 +12,16 @@ use quantir::trec::{Qrels, QrelsFormat, DEFAULT_TAG};
 
 use quantir::retrieve::{Ann, Retriever, TemporalFilter};
 
-use super::args::{Bm25Args, CutoffArgs, DenseArgs, FusionArgs, PlanArgs, ThreadsArgs};
+use super::args::{BackendArgs, Bm25Args, CutoffArgs, DenseArgs, FusionArgs, PlanArgs, ThreadsArgs};
 use super::progress::Bar;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The index folder
     #[arg(long, value_name = "DIR")]
-    index: PathBuf,
+    index: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendArgs,
     /// Claims: quantir JSONL, BEIR queries.jsonl (or its folder), or a QuanTemp++ claims list
     #[arg(long, value_name = "PATH")]
     claims: PathBuf,
@@ -90,18 +92,31 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let inputs: Vec<&std::path::Path> = [Some(args.claims.as_path()), args.qrels.as_deref(), args.eval.as_deref()].into_iter().flatten().collect();
     for (flag, output) in [("--output", Some(&args.output)), ("--explain", args.explain.as_ref())] {
         if let Some(output) = output {
-            super::check_output(flag, output, &inputs, &[&args.index])?;
+            super::check_output(flag, output, &inputs, &args.index.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
         }
     }
-    let index = Index::open(&args.index)?;
-    let judged = match &args.qrels {
-        Some(path) => Some(Qrels::read(path, QrelsFormat::Auto)?.query_ids()),
-        None => None,
-    };
-    let claims = load_claims(&args.claims, args.format, judged.as_ref())?;
-    let config = RunConfig {
+    if let Some(remote) = args.backend.open_remote()? {
+        return run_remote(&args, &remote);
+    }
+    let index = Index::open(args.backend.folder(&args.index)?)?;
+    let claims = claims(&args)?;
+    let config = run_config(&args, args.bm25.over(index.manifest().bm25));
+    let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() { args.dense.retrieval_encoder(&index)?.map(std::sync::Arc::new) } else { None };
+    let planner = args.plan.planner(encoder.clone())?;
+    let plan_config = plan_config(&args);
+    let (run, summary, explanations) = run_planned(&index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
+    finish(&args, &run, &summary)?;
+    if let Some(path) = &args.explain {
+        super::write_jsonl(path, &explanations)?;
+    }
+    Ok(())
+}
+
+/// The flags that set how claims are run.
+fn run_config(args: &RunArgs, bm25: Option<quantir::index::Bm25Params>) -> RunConfig {
+    RunConfig {
         k: args.k as usize,
-        bm25: args.bm25.over(index.manifest().bm25),
+        bm25,
         default_before: args.cutoff.before,
         undated: args.cutoff.undated,
         temporal_filter: args.temporal_filter,
@@ -110,12 +125,40 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         retriever: args.retriever,
         ann: args.ann,
         ef: args.ef,
-    };
-    let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() { args.dense.retrieval_encoder(&index)?.map(std::sync::Arc::new) } else { None };
-    let planner = args.plan.planner(encoder.clone())?;
+    }
+}
+
+fn plan_config(args: &RunArgs) -> PlanRunConfig {
     let hybrid = hybrid_fusion(args.hybrid_fusion, args.hybrid_norm);
-    let plan_config = PlanRunConfig { depth: args.depth as usize, fusion: args.fusion_options.config(args.fusion), hybrid };
-    let (run, summary, explanations) = run_planned(&index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
+    PlanRunConfig { depth: args.depth as usize, fusion: args.fusion_options.config(args.fusion), hybrid }
+}
+
+/// The claims the flags name (only the judged ones with --qrels).
+fn claims(args: &RunArgs) -> anyhow::Result<Vec<quantir::corpus::Claim>> {
+    let judged = match &args.qrels {
+        Some(path) => Some(Qrels::read(path, QrelsFormat::Auto)?.query_ids()),
+        None => None,
+    };
+    Ok(load_claims(&args.claims, args.format, judged.as_ref())?)
+}
+
+/// `quantir run --backend opensearch`.
+fn run_remote(args: &RunArgs, remote: &quantir::opensearch::RemoteIndex) -> anyhow::Result<()> {
+    if args.explain.is_some() {
+        anyhow::bail!("--explain needs the embedded backend");
+    }
+    if args.plan.needs_encoder() {
+        anyhow::bail!("this plan needs the dense encoder, which the OpenSearch backend does not hold");
+    }
+    let claims = claims(args)?;
+    let config = run_config(args, args.bm25.over(remote.bm25()));
+    let planner = args.plan.planner(None)?;
+    let (run, summary) = quantir::engine::run_remote(remote, &claims, planner.as_ref(), &config, &plan_config(args), &Bar::default())?;
+    finish(args, &run, &summary)
+}
+
+/// Writes the run (atomically), reports, and evaluates with --eval.
+fn finish(args: &RunArgs, run: &quantir::trec::Run, summary: &quantir::engine::RunSummary) -> anyhow::Result<()> {
     run.write_trec(&args.output, DEFAULT_TAG)?;
     eprintln!(
         "ran {} claims ({} with a date cutoff, {} sub-queries, {} fell back to the claim) in {:.2} s ({:.0} claims/s) into {}",
@@ -127,9 +170,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         summary.claims as f64 / summary.seconds.max(1e-9),
         args.output.display()
     );
-    if let Some(path) = &args.explain {
-        super::write_jsonl(path, &explanations)?;
-    }
     if let Some(path) = &args.eval {
         let qrels = Qrels::read(path, QrelsFormat::Auto)?;
         let evaluation = evaluate(&run.view(), &qrels, &Measure::DEFAULTS, Completeness::Complete);

@@ -7,13 +7,15 @@ use quantir::engine;
 use quantir::index::Index;
 use quantir::retrieve::Cutoff;
 
-use super::args::{Bm25Args, CutoffArgs};
+use super::args::{BackendArgs, Bm25Args, CutoffArgs};
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
     /// The index folder
     #[arg(long, value_name = "DIR")]
-    index: PathBuf,
+    index: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendArgs,
     #[command(flatten)]
     cutoff: CutoffArgs,
     /// Number of hits
@@ -29,10 +31,15 @@ pub struct SearchArgs {
 }
 
 pub fn run(args: SearchArgs) -> anyhow::Result<()> {
-    let index = Index::open(&args.index)?;
     let cutoff = Cutoff { before: args.cutoff.before, undated: args.cutoff.undated };
-    let bm25 = args.bm25.over(index.manifest().bm25);
-    let hits = engine::search(&index, &args.query, &cutoff, args.k as usize, bm25)?;
+    let hits = match args.backend.open_remote()? {
+        Some(remote) => engine::search_remote(&remote, &args.query, &cutoff, args.k as usize, args.bm25.over(remote.bm25()))?,
+        None => {
+            let index = Index::open(args.backend.folder(&args.index)?)?;
+            let bm25 = args.bm25.over(index.manifest().bm25);
+            engine::search(&index, &args.query, &cutoff, args.k as usize, bm25)?
+        }
+    };
     if args.json {
         println!("{}", serde_json::json!({ "hits": hits }));
         return Ok(());

@@ -5,13 +5,15 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use quantir::corpus::{Document, PubDate};
+use quantir::corpus::PubDate;
 use quantir::index::Index;
 use quantir::retrieve::{Bm25, Cutoff, Scratch, UndatedPolicy};
 
-use crate::util::{doc, index_of};
+use crate::util::index_of;
 
-const WORDS: [&str; 12] = ["inflation", "rate", "3%", "jobs", "800,000", "tax", "$1.5", "billion", "wage", "7.25", "crime", "2021"];
+#[path = "../common/small_corpus.rs"]
+mod small_corpus;
+use small_corpus::{small_corpus, WORDS};
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -23,24 +25,7 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let mut documents: Vec<Document> = Vec::new();
-        let mut state = 7u64;
-        let mut next = |n: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
-        for i in 0..400 {
-            let len = 1 + next(6) as usize;
-            let text: Vec<&str> = (0..len).map(|_| WORDS[next(WORDS.len() as u64) as usize]).collect();
-            let (y, m, d) = (2015 + next(8), 1 + next(12), 1 + next(28));
-            let date = match next(10) {
-                0 => None,
-                1 => Some(format!("{y}")),
-                2 => Some(format!("{y}-{m:02}")),
-                _ => Some(format!("{y}-{m:02}-{d:02}")),
-            };
-            documents.push(doc(&format!("doc{i:03}"), &text.join(" "), date.as_deref()));
-        }
+        let documents = small_corpus(400, 7);
         let dates = documents.iter().map(|d| (d.id.clone(), d.date)).collect();
         let dir = tempfile::tempdir().unwrap();
         let index = index_of(dir.path(), "idx", documents);

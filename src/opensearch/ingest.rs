@@ -1,0 +1,356 @@
+//! Loading a corpus into the cluster: `_bulk` in batches, resumable, swapped in by alias.
+
+use std::time::{Duration, Instant};
+
+use opensearch::http::Method;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use super::client::{Body, Cluster};
+use super::{wire_term, LAYOUT_VERSION, META_KEY};
+use crate::analysis::{Analyzer, ANALYZER_NAME, ANALYZER_VERSION};
+use crate::corpus::{passage, Corpus, Document};
+use crate::error::{Error, Result};
+use crate::index::Bm25Params;
+use crate::io::Progress;
+
+/// How an index is laid out on the cluster.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoadConfig {
+    /// BM25's k1 and b, fixed in the index's similarity settings.
+    pub bm25: Bm25Params,
+    /// Primary shards.
+    pub shards: u32,
+    /// Replicas of each primary.
+    pub replicas: u32,
+    /// Documents per `_bulk` request.
+    pub batch: usize,
+}
+
+impl Default for LoadConfig {
+    /// Two primaries with one replica each, 500 documents a request.
+    fn default() -> Self {
+        LoadConfig { bm25: Bm25Params::default(), shards: 2, replicas: 1, batch: 500 }
+    }
+}
+
+/// What a load did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LoadSummary {
+    /// The physical index the alias now names.
+    pub physical: String,
+    /// Documents in it.
+    pub documents: usize,
+    /// Documents without a date.
+    pub undated: usize,
+    /// Documents an interrupted load had already sent, not sent again.
+    pub resumed: usize,
+    /// The same corpus and settings were already loaded and named by the alias: nothing sent.
+    pub unchanged: bool,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// The `_meta` record of a physical index.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct IndexMeta {
+    pub layout_version: u32,
+    pub quantir_version: String,
+    pub analyzer: String,
+    pub analyzer_version: u32,
+    pub bm25: Bm25Params,
+    pub fingerprint: String,
+    pub documents: usize,
+    /// Documents known to be in the index: every batch before this position has been accepted.
+    pub loaded: usize,
+    /// Loaded, merged and counted: ready to be named by the alias.
+    pub complete: bool,
+    pub corpus: String,
+}
+
+/// Checks an index or alias name against OpenSearch's rules before any request.
+fn check_name(name: &str) -> Result<()> {
+    let bad = name.is_empty()
+        || name.len() > 200
+        || name.starts_with(['-', '_', '+', '.'])
+        || name.chars().any(|c| c.is_ascii_uppercase() || "\\/*?\"<>| ,#:".contains(c));
+    if bad {
+        return Err(Error::Value {
+            at: "--opensearch-index".into(),
+            expected: "a lowercase OpenSearch index name without \\ / * ? \" < > | , # : or spaces, not starting with - _ + .".into(),
+            found: format!("{name:?}"),
+        });
+    }
+    Ok(())
+}
+
+/// The corpus and every setting that changes the index, hashed: equal fingerprints, equal indexes.
+fn fingerprint(corpus: &Corpus, config: &LoadConfig) -> String {
+    let mut hash = Sha256::new();
+    hash.update(format!("layout {LAYOUT_VERSION} analyzer {ANALYZER_NAME} {ANALYZER_VERSION} k1 {} b {} shards {} replicas {}\0", config.bm25.k1, config.bm25.b, config.shards, config.replicas));
+    for d in &corpus.documents {
+        for part in [d.id.as_str(), &d.title, &d.text, d.url.as_deref().unwrap_or("\u{1}")] {
+            hash.update(part.as_bytes());
+            hash.update([0]);
+        }
+        hash.update(d.date.map(|d| d.to_string()).unwrap_or_default().as_bytes());
+        hash.update([0]);
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The physical index's settings and mapping.
+fn create_body(config: &LoadConfig, meta: &IndexMeta) -> Value {
+    json!({
+        "settings": {
+            "number_of_shards": config.shards,
+            "number_of_replicas": config.replicas,
+            "refresh_interval": "-1",
+            "similarity": { "quantir_bm25": { "type": "BM25", "k1": config.bm25.k1, "b": config.bm25.b } }
+        },
+        "mappings": {
+            "dynamic": "strict",
+            "_meta": { META_KEY: meta },
+            "_source": { "excludes": ["terms"] },
+            "properties": {
+                "terms": { "type": "text", "analyzer": "whitespace", "similarity": "quantir_bm25", "index_options": "freqs" },
+                "id": { "type": "keyword" },
+                "date_last": { "type": "date", "format": "strict_date" },
+                "date": { "type": "keyword", "index": false },
+                "title": { "type": "text", "index": false },
+                "text": { "type": "text", "index": false },
+                "url": { "type": "keyword", "index": false }
+            }
+        }
+    })
+}
+
+/// One document as sent: quantir's terms, the stored fields, the cutoff's date.
+fn source(analyzer: &Analyzer, d: &Document) -> Value {
+    let mut terms = String::new();
+    analyzer.analyze(&passage(&d.title, &d.text), &mut |t| {
+        if !terms.is_empty() {
+            terms.push(' ');
+        }
+        terms.push_str(&wire_term(t));
+    });
+    let mut doc = json!({ "id": d.id, "terms": terms, "title": d.title, "text": d.text });
+    if let Some(url) = &d.url {
+        doc["url"] = json!(url);
+    }
+    if let Some(date) = &d.date {
+        doc["date"] = json!(date.to_string());
+        doc["date_last"] = json!(date.last_day().format("%Y-%m-%d").to_string());
+    }
+    doc
+}
+
+/// Reads a physical index's `_meta.quantir`, `None` when it has none.
+pub(crate) fn read_meta(cluster: &Cluster, physical: &str) -> Result<Option<IndexMeta>> {
+    let value = cluster.request(Method::Get, &format!("/{physical}/_mapping"), &[], Body::None, "reading the index mapping")?;
+    let meta = value.as_object().and_then(|m| m.values().next()).map(|m| m["mappings"]["_meta"][META_KEY].clone()).unwrap_or(Value::Null);
+    if meta.is_null() {
+        return Ok(None);
+    }
+    serde_json::from_value(meta).map(Some).map_err(|e| Error::OpenSearchIncompatible { index: physical.to_string(), what: "its _meta.quantir record", found: e.to_string(), supported: format!("layout {LAYOUT_VERSION}") })
+}
+
+fn write_meta(cluster: &Cluster, physical: &str, meta: &IndexMeta) -> Result<()> {
+    cluster.request(Method::Put, &format!("/{physical}/_mapping"), &[], Body::Json(json!({ "_meta": { META_KEY: meta } })), "recording the load's progress")?;
+    Ok(())
+}
+
+/// The physical indexes `alias` names (empty when it names none). A concrete index of that name
+/// is an error: quantir will not replace an index it did not make.
+pub(crate) fn alias_targets(cluster: &Cluster, alias: &str) -> Result<Vec<String>> {
+    let (status, value) = cluster.request_status(Method::Get, &format!("/_alias/{alias}"), &[], Body::None, "reading the alias")?;
+    if status.as_u16() == 404 {
+        let (status, _) = cluster.request_status(Method::Head, &format!("/{alias}"), &[], Body::None, "checking the index name")?;
+        if status.is_success() {
+            return Err(Error::OpenSearchIncompatible { index: alias.to_string(), what: "the name", found: "a concrete index, not an alias".into(), supported: "an alias quantir manages (choose another --opensearch-index, or delete that index)".into() });
+        }
+        return Ok(Vec::new());
+    }
+    if !status.is_success() {
+        return Err(cluster.error(status, &value, "reading the alias"));
+    }
+    Ok(value.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default())
+}
+
+/// Loads `corpus` into the cluster under `cluster.config().index`, replacing what the alias named
+/// only once the new index is complete. Re-running after an interruption resumes; re-running
+/// with the same corpus and settings does nothing.
+pub fn build(cluster: &Cluster, corpus: &Corpus, corpus_path: &std::path::Path, config: &LoadConfig, progress: &dyn Progress) -> Result<LoadSummary> {
+    config.bm25.validate()?;
+    if config.shards == 0 || config.batch == 0 {
+        return Err(Error::InvalidArgument { name: "--opensearch-shards", message: "expected at least 1 shard and 1 document per batch".into() });
+    }
+    let alias = cluster.config().index.clone();
+    check_name(&alias)?;
+    let started = Instant::now();
+    let fingerprint = fingerprint(corpus, config);
+    let physical = format!("{alias}-{}", &fingerprint[..16]);
+    let targets = alias_targets(cluster, &alias)?;
+    let undated = corpus.documents.iter().filter(|d| d.date.is_none()).count();
+    let summary = |resumed, unchanged| LoadSummary { physical: physical.clone(), documents: corpus.documents.len(), undated, resumed, unchanged, seconds: started.elapsed().as_secs_f64() };
+
+    let (exists, _) = cluster.request_status(Method::Head, &format!("/{physical}"), &[], Body::None, "checking for an earlier load")?;
+    let mut meta = if exists.is_success() {
+        match read_meta(cluster, &physical)? {
+            Some(meta) if meta.fingerprint == fingerprint => meta,
+            _ => return Err(Error::OpenSearchIncompatible { index: physical.clone(), what: "an index of that name", found: "not a quantir load of this corpus".into(), supported: "a name quantir chose (delete it)".into() }),
+        }
+    } else {
+        let meta = IndexMeta {
+            layout_version: LAYOUT_VERSION,
+            quantir_version: env!("CARGO_PKG_VERSION").to_string(),
+            analyzer: ANALYZER_NAME.to_string(),
+            analyzer_version: ANALYZER_VERSION,
+            bm25: config.bm25,
+            fingerprint: fingerprint.clone(),
+            documents: corpus.documents.len(),
+            loaded: 0,
+            complete: false,
+            corpus: corpus_path.display().to_string(),
+        };
+        cluster.request(Method::Put, &format!("/{physical}"), &[], Body::Json(create_body(config, &meta)), "creating the index")?;
+        meta
+    };
+    if meta.complete && targets == [physical.clone()] {
+        return Ok(summary(0, true));
+    }
+    let resumed = meta.loaded.min(corpus.documents.len());
+    if !meta.complete {
+        load(cluster, corpus, &physical, &mut meta, config, progress)?;
+        finish(cluster, &physical, &mut meta)?;
+    }
+    // One `_aliases` call: searches see the old index or the new one, never neither.
+    let mut actions: Vec<Value> = targets.iter().filter(|t| **t != physical).map(|t| json!({ "remove": { "index": t, "alias": alias } })).collect();
+    actions.push(json!({ "add": { "index": physical, "alias": alias } }));
+    cluster.request(Method::Post, "/_aliases", &[], Body::Json(json!({ "actions": actions })), "moving the alias")?;
+    for old in targets.iter().filter(|t| **t != physical) {
+        cluster.request(Method::Delete, &format!("/{old}"), &[], Body::None, "deleting the previous index")?;
+    }
+    Ok(summary(resumed, false))
+}
+
+/// Sends every document from `meta.loaded` on, `concurrency` batches at a time, recording
+/// progress in `_meta` as it goes.
+fn load(cluster: &Cluster, corpus: &Corpus, physical: &str, meta: &mut IndexMeta, config: &LoadConfig, progress: &dyn Progress) -> Result<()> {
+    let analyzer = Analyzer::default();
+    let window = config.batch * cluster.config().concurrency;
+    let documents = &corpus.documents;
+    progress.start("loading into OpenSearch", Some(documents.len() as u64));
+    progress.advance(meta.loaded as u64);
+    let mut failures: Vec<(String, String)> = Vec::new();
+    let mut last_record = Instant::now();
+    let mut start = meta.loaded;
+    while start < documents.len() {
+        let end = (start + window).min(documents.len());
+        let mut pending: Vec<&Document> = documents[start..end].iter().collect();
+        // 429s on single documents (a full write queue) are re-sent, the rest reported.
+        for attempt in 0..=cluster.config().retries {
+            if pending.is_empty() {
+                break;
+            }
+            if attempt > 0 {
+                std::thread::sleep(Duration::from_millis(200 << attempt.min(5)));
+            }
+            let requests = pending
+                .par_chunks(config.batch)
+                .map(|batch| {
+                    let mut body = String::new();
+                    for d in batch {
+                        body.push_str(&json!({ "index": { "_index": physical, "_id": d.id } }).to_string());
+                        body.push('\n');
+                        body.push_str(&source(&analyzer, d).to_string());
+                        body.push('\n');
+                    }
+                    (Method::Post, "/_bulk".to_string(), Vec::new(), Body::NdJson(body))
+                })
+                .collect();
+            let answers = cluster.request_all(requests, "loading documents (_bulk)")?;
+            let mut again = Vec::new();
+            for ((status, value), batch) in answers.into_iter().zip(pending.chunks(config.batch)) {
+                if !status.is_success() {
+                    return Err(cluster.error(status, &value, "loading documents (_bulk)"));
+                }
+                let items = value["items"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+                if items.len() != batch.len() {
+                    return Err(Error::OpenSearch { action: "loading documents (_bulk)".into(), status: status.as_u16(), message: format!("{} answers for {} documents", items.len(), batch.len()) });
+                }
+                for (item, d) in items.iter().zip(batch) {
+                    let result = &item["index"];
+                    match result["status"].as_u64().unwrap_or(0) {
+                        200..=299 => {}
+                        429 if attempt < cluster.config().retries => again.push(*d),
+                        _ => failures.push((d.id.clone(), super::client::reason(result))),
+                    }
+                }
+            }
+            pending = again;
+        }
+        progress.advance((end - start) as u64);
+        start = end;
+        meta.loaded = start;
+        if failures.is_empty() && last_record.elapsed() > Duration::from_secs(2) {
+            write_meta(cluster, physical, meta)?;
+            last_record = Instant::now();
+        }
+    }
+    progress.finish();
+    if !failures.is_empty() {
+        let examples = failures.iter().take(3).map(|(id, why)| format!("{id:?}: {why}")).collect::<Vec<_>>().join("; ");
+        return Err(Error::OpenSearchDocuments { index: physical.to_string(), failed: failures.len(), examples });
+    }
+    write_meta(cluster, physical, meta)
+}
+
+/// Makes a loaded index searchable and exact: refresh, merge away re-sent copies, count, wait for
+/// every replica, mark complete.
+fn finish(cluster: &Cluster, physical: &str, meta: &mut IndexMeta) -> Result<()> {
+    cluster.request(Method::Put, &format!("/{physical}/_settings"), &[], Body::Json(json!({ "index": { "refresh_interval": null } })), "restoring the refresh interval")?;
+    cluster.request(Method::Post, &format!("/{physical}/_refresh"), &[], Body::None, "refreshing the index")?;
+    cluster.request_long(Method::Post, &format!("/{physical}/_forcemerge"), &[("max_num_segments", "1".to_string())], "merging the index")?;
+    cluster.request(Method::Post, &format!("/{physical}/_refresh"), &[], Body::None, "refreshing the index")?;
+    let count = cluster.request(Method::Get, &format!("/{physical}/_count"), &[], Body::None, "counting documents")?;
+    let found = count["count"].as_u64().unwrap_or(0) as usize;
+    if found != meta.documents {
+        return Err(Error::OpenSearch { action: "counting the loaded documents".into(), status: 200, message: format!("{physical} holds {found} documents, the corpus has {}; run the load again", meta.documents) });
+    }
+    let health = cluster.request(Method::Get, &format!("/_cluster/health/{physical}"), &[("wait_for_status", "green".into()), ("timeout", "120s".into())], Body::None, "waiting for the replicas")?;
+    if health["timed_out"].as_bool() == Some(true) {
+        return Err(Error::OpenSearch {
+            action: "waiting for the replicas".into(),
+            status: 200,
+            message: format!("{physical} is {} after 120 s: its replicas are not all allocated (a cluster of n nodes holds at most n - 1 replicas)\n\nhint: use --opensearch-replicas 0 on one node", health["status"].as_str().unwrap_or("?")),
+        });
+    }
+    meta.complete = true;
+    write_meta(cluster, physical, meta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_opensearch_rules() {
+        assert!(check_name("quantemp").is_ok());
+        assert!(check_name("scifact-2").is_ok());
+        for bad in ["", "Upper", "_x", "a b", "a,b", "a*"] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_document_carries_its_terms_and_the_cutoff_date() {
+        let d = Document { id: "d1".into(), title: "GDP".into(), text: "grew 3.2% in 2021".into(), url: None, date: crate::corpus::PubDate::parse("2021-03") };
+        let s = source(&Analyzer::default(), &d);
+        assert_eq!(s["terms"], "gdp grew 3.2 percent 2021");
+        assert_eq!(s["date_last"], "2021-03-31", "a month ends on its last day");
+        assert_eq!(s["date"], "2021-03");
+        assert!(s.get("url").is_none());
+    }
+}

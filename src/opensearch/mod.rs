@@ -1,0 +1,94 @@
+//! The OpenSearch backend: the same index, the same BM25 scores and the same exact cutoff as the
+//! embedded index, held by a cluster.
+//!
+//! In: a [`Corpus`](crate::corpus::Corpus) to load ([`build`]), or queries to search
+//! ([`RemoteIndex::search_batch`]). Out: the cluster's top k per query as `(id, score)`, in the
+//! retrieve stage's order.
+//!
+//! **What stays in quantir.** The numeric-aware analyzer: quantir analyses every passage and
+//! sends its terms joined by spaces into `terms`, a text field analysed by OpenSearch's built-in
+//! `whitespace` analyzer (the terms are never re-analysed, so `7.25`, `100000` and `percent` reach
+//! Lucene as quantir made them). The query side does the same: one `term` clause per distinct
+//! query term, boosted by its count (Anserini's bag-of-words query, which the embedded scorer
+//! follows). Planning, fusion, evaluation and verification run in quantir on the hits.
+//!
+//! **What the cluster does.** BM25 with the index's k1 and b (a similarity set in the index
+//! settings; Lucene's formula is the embedded scorer's, see [`crate::retrieve`]), the cutoff as a
+//! filter clause, top-k per shard and the merge.
+//!
+//! **Exact scores across shards.** Searches run as `dfs_query_then_fetch`: a first round trip
+//! gathers every shard's term and field statistics, so idf and the mean length are the whole
+//! index's, as in the embedded index. Under `query_then_fetch` each shard scores with its own
+//! statistics and the same document gets a different score depending on which shard holds it:
+//! rankings change. That faster option trades exactness for one round trip less; quantir does not
+//! offer it. Loads end with a force merge to one segment per shard, because a re-sent document
+//! (a resumed load) leaves a deleted copy whose terms Lucene keeps counting in document
+//! frequencies until merged away — and copies of a shard merge on their own schedule, so without
+//! it a primary and its replica could score differently.
+//!
+//! **The cutoff** is [`crate::retrieve::Cutoff`]'s rule as a filter on `date_last`, the last day
+//! of the document's publication date (partial dates end on the last day of their month or year),
+//! `lt` the first day of the claim's date; undated documents have no `date_last` and are kept by
+//! an `exists`-negation clause under `--undated include`. A filter, not a post-filter: the top k
+//! among the eligible documents, however many newer ones score higher.
+//!
+//! **Ties** follow the retrieve stage's rule (score descending, then id descending by bytes): the
+//! search sorts by `_score` then the `id` keyword. Scores are Lucene's f32 sums, which may differ
+//! from the embedded scorer's in the last bits; near-equal scores may then swap.
+//!
+//! **Layout** of an index named `NAME`: `NAME` is an alias over one physical index,
+//! `NAME-<fingerprint>`, where the fingerprint covers the corpus (every id, date, title and
+//! text), the analyzer version, k1, b, shards and replicas. A load writes the physical index
+//! (ids are the documents' own, so re-sending one overwrites it) and records its progress in the
+//! mapping's `_meta`, so an interrupted load resumes where it stopped; once every document is in,
+//! merged and counted, one `_aliases` call moves `NAME` to it and the previous physical index is
+//! deleted. Searches never see a half-built index.
+//!
+//! Known difference: a document whose passage analyses to no term at all is counted by the
+//! embedded index's N and mean length and not by Lucene's; such documents can never match.
+
+mod client;
+mod ingest;
+mod search;
+
+pub use client::{Cluster, ClusterConfig};
+pub use ingest::{build, LoadConfig, LoadSummary};
+pub use search::{RemoteHit, RemoteIndex, RemoteQuery};
+
+use sha2::{Digest, Sha256};
+
+/// Version of the layout above; an index of another version is refused.
+pub const LAYOUT_VERSION: u32 = 1;
+
+/// The `_meta` key quantir writes under.
+const META_KEY: &str = "quantir";
+
+/// Lucene's whitespace tokenizer cuts tokens at 255 characters; a longer quantir term is sent as
+/// `~` and its sha256 prefix instead, at index and at query time, so it stays one term. The one
+/// place this rule is written.
+pub(crate) fn wire_term(term: &str) -> std::borrow::Cow<'_, str> {
+    const MAX_TOKEN: usize = 255;
+    if term.chars().count() <= MAX_TOKEN {
+        std::borrow::Cow::Borrowed(term)
+    } else {
+        let digest = Sha256::digest(term.as_bytes());
+        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        std::borrow::Cow::Owned(format!("~{hex}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_terms_become_one_short_term() {
+        assert_eq!(wire_term("7.25"), "7.25");
+        let long = "a".repeat(300);
+        let wired = wire_term(&long);
+        assert_eq!(wired.len(), 33);
+        assert!(wired.starts_with('~'));
+        assert_eq!(wired, wire_term(&long), "the same term, the same token");
+        assert_ne!(wired, wire_term(&"a".repeat(301)));
+    }
+}

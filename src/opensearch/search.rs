@@ -1,0 +1,258 @@
+//! Searching the cluster: batches of queries through `_msearch`, each exact under its cutoff.
+
+use std::time::Duration;
+
+use opensearch::http::Method;
+use rustc_hash::FxHashMap;
+use serde_json::{json, Value};
+
+use super::client::{reason, Body, Cluster};
+use super::ingest::{alias_targets, read_meta, IndexMeta};
+use super::{wire_term, LAYOUT_VERSION};
+use crate::analysis::{Analyzer, ANALYZER_NAME, ANALYZER_VERSION};
+use crate::error::{Error, Result};
+use crate::index::Bm25Params;
+use crate::io::Progress;
+use crate::retrieve::{Cutoff, UndatedPolicy};
+
+/// Queries per `_msearch` request.
+const QUERIES_PER_REQUEST: usize = 64;
+
+/// OpenSearch's default `index.max_result_window`: the deepest page a search may ask for.
+pub const MAX_K: usize = 10_000;
+
+/// One query of a batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RemoteQuery<'a> {
+    /// The query text, analysed by quantir.
+    pub text: &'a str,
+    /// Which documents it may return.
+    pub cutoff: Cutoff,
+    /// How many.
+    pub k: usize,
+    /// A document id never to return (`--remove-query`).
+    pub exclude: Option<&'a str>,
+}
+
+/// One hit: the document's id and Lucene's BM25 score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteHit {
+    /// Document id.
+    pub id: String,
+    /// BM25 score.
+    pub score: f32,
+    /// The stored fields, when asked for ([`RemoteIndex::search_batch`]'s `stored`).
+    pub stored: Option<Value>,
+}
+
+/// A quantir index on a cluster, checked and ready to search.
+#[derive(Debug)]
+pub struct RemoteIndex {
+    cluster: Cluster,
+    meta: IndexMeta,
+    analyzer: Analyzer,
+    /// What a score from the cluster is multiplied by to be the embedded scorer's (see
+    /// [`score_scale`]).
+    scale: f32,
+}
+
+/// OpenSearch 2.x's `BM25` similarity is Lucene's `LegacyBM25Similarity`, which keeps the
+/// constant factor k1 + 1 in the numerator that Lucene 8 dropped; 3.x's `BM25` is Lucene's
+/// `BM25Similarity`, the embedded scorer's formula. The factor changes no ranking; removing it
+/// makes the scores equal too.
+fn score_scale(major_version: u32, bm25: Bm25Params) -> f32 {
+    if major_version < 3 {
+        1.0 / (1.0 + bm25.k1)
+    } else {
+        1.0
+    }
+}
+
+impl RemoteIndex {
+    /// Opens the index the configuration names: the alias must exist and name one complete
+    /// physical index built by this analyzer version and layout.
+    pub fn open(cluster: Cluster) -> Result<RemoteIndex> {
+        let alias = cluster.config().index.clone();
+        let targets = alias_targets(&cluster, &alias)?;
+        let url = cluster.config().urls.iter().map(|u| u.as_str().trim_end_matches('/')).collect::<Vec<_>>().join(",");
+        let physical = match targets.as_slice() {
+            [] => return Err(Error::OpenSearchIndexMissing { url, index: alias }),
+            [one] => one.clone(),
+            more => return Err(Error::OpenSearchIncompatible { index: alias, what: "the alias", found: format!("names {} indexes ({})", more.len(), more.join(", ")), supported: "one".into() }),
+        };
+        let meta = read_meta(&cluster, &physical)?.ok_or_else(|| Error::OpenSearchIncompatible { index: alias.clone(), what: "its mapping", found: "without a _meta.quantir record".into(), supported: "an index built by `quantir index --backend opensearch`".into() })?;
+        let check = |what, found: String, supported: String| if found == supported { Ok(()) } else { Err(Error::OpenSearchIncompatible { index: alias.clone(), what, found, supported }) };
+        check("the layout version", meta.layout_version.to_string(), LAYOUT_VERSION.to_string())?;
+        check("the analyzer", meta.analyzer.clone(), ANALYZER_NAME.to_string())?;
+        check("the analyzer version", meta.analyzer_version.to_string(), ANALYZER_VERSION.to_string())?;
+        check("the load", if meta.complete { "complete" } else { "incomplete" }.to_string(), "complete".to_string())?;
+        let scale = score_scale(cluster.major_version(), meta.bm25);
+        Ok(RemoteIndex { cluster, meta, analyzer: Analyzer::default(), scale })
+    }
+
+    /// The BM25 parameters its similarity was created with.
+    pub fn bm25(&self) -> Bm25Params {
+        self.meta.bm25
+    }
+
+    /// Documents in it.
+    pub fn documents(&self) -> usize {
+        self.meta.documents
+    }
+
+    /// The cluster.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// Refuses BM25 parameters other than the index's: on a cluster they are index settings, not
+    /// query options.
+    pub fn check_bm25(&self, params: Option<Bm25Params>) -> Result<()> {
+        match params {
+            Some(p) if p != self.meta.bm25 => Err(Error::InvalidArgument {
+                name: "--k1/--b",
+                message: format!(
+                    "the OpenSearch index was built with k1 {} and b {}; on a cluster BM25's parameters are index settings\n\nhint: rebuild with `quantir index --backend opensearch --k1 {} --b {}` (under another --opensearch-index to keep both)",
+                    self.meta.bm25.k1, self.meta.bm25.b, p.k1, p.b
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The search body of one query; `None` when its text has no term (nothing can match).
+    fn body(&self, query: &RemoteQuery, stored: bool) -> Option<Value> {
+        let mut counts: FxHashMap<String, u32> = FxHashMap::default();
+        let mut order: Vec<String> = Vec::new();
+        self.analyzer.analyze(query.text, &mut |t| {
+            let t = wire_term(t).into_owned();
+            let n = counts.entry(t.clone()).or_insert(0);
+            if *n == 0 {
+                order.push(t);
+            }
+            *n += 1;
+        });
+        if order.is_empty() {
+            return None;
+        }
+        let should: Vec<Value> = order.iter().map(|t| json!({ "term": { "terms": { "value": t, "boost": counts[t] } } })).collect();
+        let mut filter: Vec<Value> = Vec::new();
+        if let Some(before) = query.cutoff.before {
+            let range = json!({ "range": { "date_last": { "lt": before.first_day().format("%Y-%m-%d").to_string(), "format": "strict_date" } } });
+            filter.push(match query.cutoff.undated {
+                UndatedPolicy::Exclude => range,
+                UndatedPolicy::Include => json!({ "bool": { "should": [range, { "bool": { "must_not": { "exists": { "field": "date_last" } } } }], "minimum_should_match": 1 } }),
+            });
+        }
+        let mut boolean = json!({ "should": should, "minimum_should_match": 1, "filter": filter });
+        if let Some(id) = query.exclude {
+            boolean["must_not"] = json!({ "ids": { "values": [id] } });
+        }
+        Some(json!({
+            "size": query.k,
+            "query": { "bool": boolean },
+            // The retrieve stage's tie rule: score descending, then id descending.
+            "sort": [{ "_score": "desc" }, { "id": "desc" }],
+            "track_scores": true,
+            "track_total_hits": false,
+            "_source": if stored { json!(["id", "title", "text", "url", "date"]) } else { json!(false) }
+        }))
+    }
+
+    /// Every query's top k, in input order, `QUERIES_PER_REQUEST` a request and
+    /// `concurrency` requests in flight. A query whose answer failed on some shard (a node
+    /// dropping mid-search) is asked again; no partial answer is ever returned.
+    pub fn search_batch(&self, queries: &[RemoteQuery], stored: bool, progress: &dyn Progress) -> Result<Vec<Vec<RemoteHit>>> {
+        if let Some(q) = queries.iter().find(|q| q.k == 0 || q.k > MAX_K) {
+            return Err(Error::InvalidArgument { name: "-k", message: format!("an OpenSearch search returns 1 to {MAX_K} documents (index.max_result_window), not {}", q.k) });
+        }
+        let bodies: Vec<Option<Value>> = queries.iter().map(|q| self.body(q, stored)).collect();
+        let mut out: Vec<Option<Vec<RemoteHit>>> = bodies.iter().map(|b| if b.is_none() { Some(Vec::new()) } else { None }).collect();
+        let header = json!({ "index": self.cluster.config().index, "search_type": "dfs_query_then_fetch", "allow_partial_search_results": false }).to_string();
+        let window = QUERIES_PER_REQUEST * self.cluster.config().concurrency;
+        progress.start("searching OpenSearch", Some(queries.len() as u64));
+        let mut last_problem = String::new();
+        for start in (0..queries.len()).step_by(window.max(1)) {
+            let end = (start + window).min(queries.len());
+            for attempt in 0..=self.cluster.config().retries {
+                let todo: Vec<usize> = (start..end).filter(|&i| out[i].is_none()).collect();
+                if todo.is_empty() {
+                    break;
+                }
+                if attempt > 0 {
+                    std::thread::sleep(Duration::from_millis(100 << attempt.min(5)));
+                }
+                let requests = todo
+                    .chunks(QUERIES_PER_REQUEST)
+                    .map(|chunk| {
+                        let mut body = String::new();
+                        for &i in chunk {
+                            body.push_str(&header);
+                            body.push('\n');
+                            body.push_str(&bodies[i].as_ref().expect("a query with terms").to_string());
+                            body.push('\n');
+                        }
+                        (Method::Post, "/_msearch".to_string(), Vec::new(), Body::NdJson(body))
+                    })
+                    .collect();
+                let answers = self.cluster.request_all(requests, "searching (_msearch)")?;
+                for ((status, value), chunk) in answers.into_iter().zip(todo.chunks(QUERIES_PER_REQUEST)) {
+                    if !status.is_success() {
+                        return Err(self.cluster.error(status, &value, "searching (_msearch)"));
+                    }
+                    let responses = value["responses"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+                    if responses.len() != chunk.len() {
+                        return Err(Error::OpenSearch { action: "searching (_msearch)".into(), status: status.as_u16(), message: format!("{} answers for {} queries", responses.len(), chunk.len()) });
+                    }
+                    for (response, &i) in responses.iter().zip(chunk) {
+                        match read_response(response, self.scale) {
+                            Answer::Hits(hits) => out[i] = Some(hits),
+                            Answer::Again(why) => last_problem = why,
+                            Answer::Fatal(status, why) => return Err(Error::OpenSearch { action: "searching (_msearch)".into(), status, message: why }),
+                        }
+                    }
+                }
+            }
+            if let Some(i) = (start..end).find(|&i| out[i].is_none()) {
+                return Err(Error::OpenSearch {
+                    action: "searching (_msearch)".into(),
+                    status: 503,
+                    message: format!("query {} had no complete answer after {} attempts: {last_problem}", i + 1, self.cluster.config().retries + 1),
+                });
+            }
+            progress.advance((end - start) as u64);
+        }
+        progress.finish();
+        Ok(out.into_iter().map(|hits| hits.expect("every query answered")).collect())
+    }
+}
+
+/// One `_msearch` response, read.
+enum Answer {
+    Hits(Vec<RemoteHit>),
+    /// A shard failed or the search timed out: ask again.
+    Again(String),
+    Fatal(u16, String),
+}
+
+fn read_response(response: &Value, scale: f32) -> Answer {
+    if response.get("error").is_some() {
+        let status = response["status"].as_u64().unwrap_or(500) as u16;
+        let why = reason(response);
+        return if status == 429 || status >= 500 { Answer::Again(why) } else { Answer::Fatal(status, why) };
+    }
+    let failed = response["_shards"]["failed"].as_u64().unwrap_or(0);
+    if failed > 0 || response["timed_out"].as_bool() == Some(true) {
+        return Answer::Again(format!("{failed} shards failed"));
+    }
+    let hits = response["hits"]["hits"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut out = Vec::with_capacity(hits.len());
+    for hit in hits {
+        let (Some(id), Some(score)) = (hit["_id"].as_str(), hit["_score"].as_f64()) else {
+            return Answer::Fatal(200, format!("a hit without _id or _score: {}", crate::error::shorten(&hit.to_string())));
+        };
+        let stored = hit.get("_source").cloned();
+        out.push(RemoteHit { id: id.to_string(), score: score as f32 * scale, stored });
+    }
+    Answer::Hits(out)
+}

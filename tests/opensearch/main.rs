@@ -1,0 +1,477 @@
+//! The OpenSearch backend against a real three-node cluster on loopback
+//! (`scripts/opensearch_cluster.sh`, which `scripts/test_opensearch.sh` starts before these tests
+//! and stops after). Not part of plain `cargo test` (`test = false` in Cargo.toml): the test
+//! command runs it with `--test opensearch`. Without a cluster every test fails; none is skipped.
+//!
+//! The tests run one at a time (one lock): several kill or stop nodes and bring them back.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use quantir::corpus::{Corpus, Document, LoadSummary, PubDate};
+use quantir::index::{build, Index, IndexConfig};
+use quantir::io::NoProgress;
+use quantir::opensearch::{Cluster, ClusterConfig, LoadConfig, RemoteIndex, RemoteQuery};
+use quantir::retrieve::{Bm25, Cutoff, Scratch, UndatedPolicy};
+use serde_json::{json, Value};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn quantir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_quantir"))
+}
+
+/// The cluster's URLs, from the test command.
+fn urls() -> String {
+    std::env::var("QUANTIR_TEST_OPENSEARCH_URL").expect(
+        "QUANTIR_TEST_OPENSEARCH_URL is not set\n\nhint: run scripts/test_opensearch.sh (scripts/test.sh does), which starts the cluster with scripts/opensearch_cluster.sh and sets it",
+    )
+}
+
+fn first_url() -> String {
+    urls().split(',').next().unwrap().to_string()
+}
+
+/// One test at a time; a test that failed while holding the lock does not block the others.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `scripts/opensearch_cluster.sh ARGS`, which must succeed.
+fn cluster_script(args: &[&str]) {
+    let status = Command::new(repo().join("scripts/opensearch_cluster.sh")).args(args).status().unwrap();
+    assert!(status.success(), "opensearch_cluster.sh {args:?} failed");
+}
+
+fn connect(index: &str) -> Cluster {
+    Cluster::connect(ClusterConfig::new(ClusterConfig::parse_urls(&urls()).unwrap(), index)).unwrap()
+}
+
+/// A plain HTTP call to the first node, for what the tests set up or inspect behind quantir's back.
+fn http(method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let client = reqwest::blocking::Client::new();
+    let url = format!("{}{path}", first_url());
+    let request = match method {
+        "GET" => client.get(&url),
+        "PUT" => client.put(&url),
+        "POST" => client.post(&url),
+        "DELETE" => client.delete(&url),
+        other => panic!("{other}"),
+    };
+    let request = match body {
+        Some(b) => request.json(&b),
+        None => request,
+    };
+    let response = request.send().unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+/// Deletes every index (and so alias) whose name starts with `prefix`.
+fn delete_indexes(prefix: &str) {
+    http("DELETE", &format!("/{prefix}*?expand_wildcards=all"), None);
+}
+
+/// Runs the quantir binary with the cluster's URL in its environment.
+fn run_quantir(args: &[&str]) -> std::process::Output {
+    Command::new(quantir()).args(args).env("QUANTIR_OPENSEARCH_URL", urls()).output().unwrap()
+}
+
+fn assert_ok(output: &std::process::Output, what: &str) {
+    assert!(output.status.success(), "{what} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// A TREC run file as qid → [(docid, score)] in file order.
+fn read_run(path: &Path) -> HashMap<String, Vec<(String, f64)>> {
+    let mut run: HashMap<String, Vec<(String, f64)>> = HashMap::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        run.entry(f[0].to_string()).or_default().push((f[2].to_string(), f[4].parse().unwrap()));
+    }
+    run
+}
+
+/// Two rankings of one query agree: the same length, scores equal to `1e-4` relative position by
+/// position, and the same ids except where neighbouring scores tie to that precision (Lucene and
+/// the embedded scorer sum in f32 in different orders, so near-ties may swap). Returns the
+/// positions whose ids differ.
+fn compare_lists(ours: &[(String, f64)], theirs: &[(String, f64)], what: &str) -> usize {
+    assert_eq!(ours.len(), theirs.len(), "{what}: lengths");
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1e-9);
+    let mut swapped = 0;
+    for (i, ((a, sa), (b, sb))) in ours.iter().zip(theirs).enumerate() {
+        assert!(close(*sa, *sb), "{what}: rank {}: score {sa} against {sb}", i + 1);
+        if a != b {
+            let tied = |j: usize| j < ours.len() && close(ours[j].1, *sa);
+            assert!((i > 0 && tied(i - 1)) || tied(i + 1), "{what}: rank {}: {a} against {b} with no tie", i + 1);
+            swapped += 1;
+        }
+    }
+    swapped
+}
+
+/// Asserts that two run files agree query by query; returns (queries, swapped positions).
+fn compare_runs(embedded: &Path, remote: &Path) -> (usize, usize) {
+    let (a, b) = (read_run(embedded), read_run(remote));
+    assert_eq!(a.len(), b.len(), "the same queries");
+    let mut swapped = 0;
+    for (qid, list) in &a {
+        swapped += compare_lists(list, &b[qid], &format!("query {qid}"));
+    }
+    (a.len(), swapped)
+}
+
+/// SciFact in both backends (the embedded index in `dir`), built once per test binary.
+fn scifact(dir: &Path) -> PathBuf {
+    let index = dir.join("scifact-index");
+    if !index.exists() {
+        assert_ok(&run_quantir(&["index", "--corpus", repo().join("data/scifact").to_str().unwrap(), "--index", index.to_str().unwrap()]), "embedded index");
+    }
+    let output = run_quantir(&["index", "--corpus", repo().join("data/scifact").to_str().unwrap(), "--backend", "opensearch", "--opensearch-index", "t-scifact"]);
+    assert_ok(&output, "loading SciFact");
+    index
+}
+
+fn scifact_run(args: &[&str], output: &Path) -> std::process::Output {
+    let mut all = vec!["run", "--claims", "data/scifact", "--qrels", "data/scifact/qrels/test.tsv", "-k", "100", "--output", output.to_str().unwrap()];
+    all.extend_from_slice(args);
+    Command::new(quantir()).args(&all).current_dir(repo()).env("QUANTIR_OPENSEARCH_URL", urls()).output().unwrap()
+}
+
+fn workdir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
+#[test]
+fn scifact_equals_the_embedded_index() {
+    let _lock = serial();
+    let index = scifact(workdir());
+    let dir = tempfile::tempdir().unwrap();
+    let (embedded, remote) = (dir.path().join("embedded.run"), dir.path().join("remote.run"));
+    assert_ok(&scifact_run(&["--index", index.to_str().unwrap()], &embedded), "embedded run");
+    assert_ok(&scifact_run(&["--backend", "opensearch", "--opensearch-index", "t-scifact"], &remote), "remote run");
+    let (queries, swapped) = compare_runs(&embedded, &remote);
+    assert_eq!(queries, 300);
+    eprintln!("SciFact: 300 claims, top 100: {swapped} positions swapped within ties");
+    // A second load of the same corpus sends nothing.
+    let again = run_quantir(&["index", "--corpus", repo().join("data/scifact").to_str().unwrap(), "--backend", "opensearch", "--opensearch-index", "t-scifact"]);
+    assert_ok(&again, "reloading");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("nothing sent"), "{}", String::from_utf8_lossy(&again.stderr));
+}
+
+/// QuanTemp's dated sample: claim-only and the numeric planner (several sub-queries, fused), each
+/// claim cut off at its own date, undated documents excluded or included, and without the filter.
+#[test]
+fn planned_runs_with_cutoffs_equal_the_embedded_index() {
+    let _lock = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = repo().join("data/quantemp-sample/corpus.json");
+    let index = dir.path().join("idx");
+    assert_ok(&run_quantir(&["index", "--corpus", corpus.to_str().unwrap(), "--index", index.to_str().unwrap()]), "embedded index");
+    assert_ok(&run_quantir(&["index", "--corpus", corpus.to_str().unwrap(), "--backend", "opensearch", "--opensearch-index", "t-quantemp"]), "loading");
+    let claims = repo().join("data/quantemp-sample/claims.jsonl");
+    for extra in [&["--plan", "claim-only"][..], &["--plan", "numeric"], &["--undated", "include"], &["--temporal-filter", "off"], &["--plan", "numeric", "--fusion", "rrf"]] {
+        let run = |backend: &[&str], name: &str| {
+            let out = dir.path().join(name);
+            let mut args = vec!["run", "--claims", claims.to_str().unwrap(), "-k", "50", "--output", out.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(backend);
+            assert_ok(&run_quantir(&args), &format!("run {extra:?}"));
+            out
+        };
+        let embedded = run(&["--index", index.to_str().unwrap()], "e.run");
+        let remote = run(&["--backend", "opensearch", "--opensearch-index", "t-quantemp"], "r.run");
+        let (queries, swapped) = compare_runs(&embedded, &remote);
+        assert_eq!(queries, 12, "every claim of the sample has hits");
+        eprintln!("QuanTemp sample {extra:?}: {queries} claims, top 50: {swapped} positions swapped within ties");
+    }
+}
+
+#[path = "../common/small_corpus.rs"]
+mod small_corpus;
+use small_corpus::{small_corpus, WORDS};
+
+fn corpus_of(documents: Vec<Document>) -> Corpus {
+    let summary = LoadSummary { documents: documents.len(), ..Default::default() };
+    Corpus { documents, summary }
+}
+
+fn load(alias: &str, corpus: &Corpus) -> RemoteIndex {
+    let cluster = connect(alias);
+    quantir::opensearch::build(&cluster, corpus, Path::new("test"), &LoadConfig::default(), &NoProgress).unwrap();
+    RemoteIndex::open(cluster).unwrap()
+}
+
+/// The cutoff on the cluster: for random queries, dates (day, month, year), undated policies and
+/// k, the cluster's hits are the embedded exhaustive scorer's — so no admitted document is dated
+/// on or after the cutoff and nothing eligible is missing — and each hit is checked against the
+/// rule written from the spec.
+#[test]
+fn the_cutoff_is_exact_on_the_cluster() {
+    let _lock = serial();
+    delete_indexes("t-cutoff");
+    let corpus = corpus_of(small_corpus(400, 7));
+    let dates: HashMap<String, Option<PubDate>> = corpus.documents.iter().map(|d| (d.id.clone(), d.date)).collect();
+    let dir = tempfile::tempdir().unwrap();
+    build(&corpus, Path::new("test"), &dir.path().join("idx"), &IndexConfig::default(), &NoProgress).unwrap();
+    let embedded = Index::open(&dir.path().join("idx")).unwrap();
+    let remote = load("t-cutoff", &corpus);
+    let mut state = 99u64;
+    let mut next = |n: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let mut cases: Vec<(String, Cutoff, usize)> = Vec::new();
+    for _ in 0..300 {
+        let words: Vec<&str> = (0..1 + next(3)).map(|_| WORDS[next(WORDS.len() as u64) as usize]).collect();
+        let (y, m, d) = (2014 + next(10), 1 + next(12), 1 + next(28));
+        let before = PubDate::parse(&match next(3) { 0 => format!("{y}"), 1 => format!("{y}-{m:02}"), _ => format!("{y}-{m:02}-{d:02}") }).unwrap();
+        let undated = if next(2) == 0 { UndatedPolicy::Include } else { UndatedPolicy::Exclude };
+        cases.push((words.join(" "), Cutoff::before(before, undated), 1 + next(60) as usize));
+    }
+    let queries: Vec<RemoteQuery> = cases.iter().map(|(text, cutoff, k)| RemoteQuery { text, cutoff: *cutoff, k: *k, exclude: None }).collect();
+    let answers = remote.search_batch(&queries, false, &NoProgress).unwrap();
+    let bm25 = Bm25::new(&embedded, None).unwrap();
+    let mut scratch = Scratch::default();
+    let mut swapped = 0;
+    for ((text, cutoff, k), got) in cases.iter().zip(&answers) {
+        for hit in got {
+            let admitted = match dates[&hit.id] {
+                None => cutoff.undated == UndatedPolicy::Include,
+                Some(d) => d.last_day() < cutoff.before.unwrap().first_day(),
+            };
+            assert!(admitted, "{text:?} before {:?}: {} dated {:?} was admitted", cutoff.before, hit.id, dates[&hit.id]);
+        }
+        let want: Vec<(String, f64)> = bm25.search(text, cutoff, *k, None, &mut scratch).unwrap().iter().map(|h| (embedded.id(h.rank).to_string(), f64::from(h.score))).collect();
+        let got: Vec<(String, f64)> = got.iter().map(|h| (h.id.clone(), f64::from(h.score))).collect();
+        swapped += compare_lists(&want, &got, &format!("{text:?} before {:?} k {k}", cutoff.before));
+    }
+    eprintln!("cutoff: 300 random cases, {swapped} positions swapped within ties");
+}
+
+/// Waits for `child` at most `limit`; kills it and fails when it runs longer.
+fn wait(mut child: std::process::Child, limit: Duration) -> std::process::Output {
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().ok();
+            panic!("still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn spawn_scifact_run(output: &Path) -> std::process::Child {
+    Command::new(quantir())
+        .args(["run", "--claims", "data/scifact", "--qrels", "data/scifact/qrels/test.tsv", "-k", "100", "--opensearch-concurrency", "1", "--backend", "opensearch", "--opensearch-index", "t-scifact", "--output"])
+        .arg(output)
+        .current_dir(repo())
+        .env("QUANTIR_OPENSEARCH_URL", urls())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// kill -9 one data node while 300 claims run: the replicas answer, and the run file is the one a
+/// healthy cluster writes, byte for byte.
+#[test]
+fn a_killed_data_node_does_not_change_the_run() {
+    let _lock = serial();
+    scifact(workdir());
+    let dir = tempfile::tempdir().unwrap();
+    let healthy = dir.path().join("healthy.run");
+    assert_ok(&wait(spawn_scifact_run(&healthy), Duration::from_secs(300)), "healthy run");
+    let faulty = dir.path().join("faulty.run");
+    let child = spawn_scifact_run(&faulty);
+    std::thread::sleep(Duration::from_millis(1500));
+    cluster_script(&["kill", "2"]);
+    let output = wait(child, Duration::from_secs(300));
+    cluster_script(&["revive", "2"]);
+    assert_ok(&output, "run with a node killed");
+    assert_eq!(std::fs::read(&healthy).unwrap(), std::fs::read(&faulty).unwrap(), "the same run file");
+}
+
+/// Stopping the whole cluster mid-run: a clear error, and no run file written as if complete.
+#[test]
+fn a_stopped_cluster_is_a_clear_error_and_writes_nothing() {
+    let _lock = serial();
+    scifact(workdir());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let child = spawn_scifact_run(&out);
+    std::thread::sleep(Duration::from_millis(1000));
+    cluster_script(&["stop"]);
+    let output = wait(child, Duration::from_secs(300));
+    cluster_script(&["revive"]);
+    assert!(!output.status.success(), "the run must fail");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot reach OpenSearch") || stderr.contains("OpenSearch searching"), "{stderr}");
+    assert!(!out.exists(), "no run file");
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written at all");
+}
+
+/// kill -9 the loader mid-bulk, then run it again: it resumes from its last checkpoint, and the
+/// index holds exactly the corpus — every document once, a sample compared field by field.
+#[test]
+fn an_interrupted_load_resumes_exactly() {
+    let _lock = serial();
+    delete_indexes("t-resume");
+    let args = ["index", "--corpus", "data/scifact", "--backend", "opensearch", "--opensearch-index", "t-resume", "--opensearch-batch", "100", "--opensearch-concurrency", "1"];
+    let mut child = Command::new(quantir()).args(args).current_dir(repo()).env("QUANTIR_OPENSEARCH_URL", urls()).stderr(Stdio::null()).spawn().unwrap();
+    // Kill it once a checkpoint is recorded and before the load ends.
+    let started = Instant::now();
+    let loaded = loop {
+        let (_, mapping) = http("GET", "/t-resume-*/_mapping", None);
+        let loaded = mapping.as_object().and_then(|m| m.values().next()).and_then(|m| m["mappings"]["_meta"]["quantir"]["loaded"].as_u64()).unwrap_or(0);
+        if loaded > 0 {
+            break loaded;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the load ended before a checkpoint");
+        assert!(started.elapsed() < Duration::from_secs(120));
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(loaded < 5183, "killed mid-load ({loaded})");
+    let (status, _) = http("GET", "/_alias/t-resume", None);
+    assert_eq!(status, 404, "no alias before the load completes");
+    let output = Command::new(quantir()).args(args).current_dir(repo()).env("QUANTIR_OPENSEARCH_URL", urls()).output().unwrap();
+    assert_ok(&output, "resumed load");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("already sent by an interrupted load"), "{stderr}");
+    let (_, count) = http("GET", "/t-resume/_count", None);
+    assert_eq!(count["count"], 5183);
+    // Every 97th document, field by field.
+    let corpus: Vec<Value> = std::fs::read_to_string(repo().join("data/scifact/corpus.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for doc in corpus.iter().step_by(97) {
+        let id = doc["_id"].as_str().unwrap();
+        let (status, got) = http("GET", &format!("/t-resume/_doc/{id}"), None);
+        assert_eq!(status, 200, "{id}");
+        assert_eq!(got["_source"]["title"], doc["title"], "{id}");
+        assert_eq!(got["_source"]["text"], doc["text"], "{id}");
+    }
+    // Deleted copies of re-sent documents were merged away: document frequencies are exact.
+    let (_, stats) = http("GET", "/t-resume/_stats/docs", None);
+    assert_eq!(stats["_all"]["primaries"]["docs"]["deleted"], 0, "{stats}");
+    delete_indexes("t-resume");
+}
+
+/// Rebuilding under load: searches keep answering from the old index until the alias moves, then
+/// from the new one; none fails and none sees a half-built index.
+#[test]
+fn a_rebuild_under_load_keeps_answering() {
+    let _lock = serial();
+    delete_indexes("t-swap");
+    let old = corpus_of(small_corpus(400, 7));
+    let new = corpus_of(small_corpus(3000, 11));
+    let remote = load("t-swap", &old);
+    let queries: Vec<RemoteQuery> = WORDS.iter().map(|w| RemoteQuery { text: w, cutoff: Cutoff::none(), k: 20, exclude: None }).collect();
+    let before = remote.search_batch(&queries, false, &NoProgress).unwrap();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let answers = std::thread::scope(|scope| {
+        let searcher = scope.spawn(|| {
+            let mut answers = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                answers.push(remote.search_batch(&queries, false, &NoProgress).expect("a search during the rebuild"));
+            }
+            answers
+        });
+        quantir::opensearch::build(&connect("t-swap"), &new, Path::new("test"), &LoadConfig::default(), &NoProgress).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        searcher.join().unwrap()
+    });
+    let after = remote.search_batch(&queries, false, &NoProgress).unwrap();
+    assert_ne!(before, after, "the new corpus answers differently");
+    assert!(answers.len() > 3, "searched throughout ({} rounds)", answers.len());
+    let (mut old_rounds, mut new_rounds) = (0, 0);
+    for answer in &answers {
+        if *answer == before {
+            assert_eq!(new_rounds, 0, "an old answer after a new one");
+            old_rounds += 1;
+        } else {
+            assert_eq!(*answer, after, "an answer from neither index");
+            new_rounds += 1;
+        }
+    }
+    assert!(old_rounds > 0 && new_rounds > 0, "{old_rounds} old, {new_rounds} new");
+    let (_, indexes) = http("GET", "/_cat/indices/t-swap-*?format=json", None);
+    assert_eq!(indexes.as_array().unwrap().len(), 1, "the old physical index is deleted: {indexes}");
+    delete_indexes("t-swap");
+}
+
+/// A loopback server that answers 401 to everything, as a cluster with security does to a wrong
+/// password.
+fn unauthorized_server() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            use std::io::{Read, Write};
+            let Ok(mut stream) = stream else { continue };
+            let mut buffer = [0u8; 4096];
+            let _ = stream.read(&mut buffer);
+            let body = r#"{"error":"Unauthorized","status":401}"#;
+            let _ = write!(stream, "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+        }
+    });
+    format!("http://{address}")
+}
+
+#[test]
+fn bad_configuration_gets_one_clear_error_each() {
+    let _lock = serial();
+    let search = |url: &str, index: &str, extra: &[&str]| {
+        let mut args = vec!["search", "--backend", "opensearch", "--opensearch-url", url, "--opensearch-index", index];
+        args.extend_from_slice(extra);
+        args.push("inflation 3%");
+        let output = Command::new(quantir()).args(&args).output().unwrap();
+        assert!(!output.status.success(), "{args:?} must fail");
+        String::from_utf8_lossy(&output.stderr).to_string()
+    };
+    // Nothing listens there.
+    let e = search("http://127.0.0.1:1", "t-any", &[]);
+    assert!(e.contains("cannot reach OpenSearch at http://127.0.0.1:1") && e.contains("hint:"), "{e}");
+    // Credentials refused.
+    let e = search(&unauthorized_server(), "t-any", &["--opensearch-user", "me", "--opensearch-password", "wrong"]);
+    assert!(e.contains("refused the credentials (HTTP 401)"), "{e}");
+    // No such index.
+    let e = search(&urls(), "t-missing", &[]);
+    assert!(e.contains("has no quantir index \"t-missing\"") && e.contains("quantir index --corpus"), "{e}");
+    // An index built by another analyzer version.
+    delete_indexes("t-oldanalyzer");
+    let meta = json!({ "layout_version": 1, "quantir_version": "0.0.1", "analyzer": "quantir-numeric-en", "analyzer_version": 999, "bm25": { "k1": 0.9, "b": 0.4 }, "fingerprint": "x", "documents": 0, "loaded": 0, "complete": true, "corpus": "old" });
+    let (status, body) = http("PUT", "/t-oldanalyzer-x", Some(json!({ "mappings": { "_meta": { "quantir": meta } }, "aliases": { "t-oldanalyzer": {} } })));
+    assert_eq!(status, 200, "{body}");
+    let e = search(&urls(), "t-oldanalyzer", &[]);
+    assert!(e.contains("the analyzer version is 999, this quantir needs 1") && e.contains("hint: rebuild"), "{e}");
+    delete_indexes("t-oldanalyzer");
+    // A concrete index where quantir expects its alias: never replaced.
+    delete_indexes("t-concrete");
+    http("PUT", "/t-concrete", Some(json!({})));
+    let output = Command::new(quantir())
+        .args(["index", "--corpus", "data/scifact", "--backend", "opensearch", "--opensearch-url", &urls(), "--opensearch-index", "t-concrete"])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let e = String::from_utf8_lossy(&output.stderr);
+    assert!(e.contains("a concrete index, not an alias"), "{e}");
+    let (status, _) = http("GET", "/t-concrete", None);
+    assert_eq!(status, 200, "the concrete index is untouched");
+    delete_indexes("t-concrete");
+    // BM25 parameters other than the index's.
+    scifact(workdir());
+    let e = search(&urls(), "t-scifact", &["--k1", "1.2"]);
+    assert!(e.contains("on a cluster BM25's parameters are index settings"), "{e}");
+}
