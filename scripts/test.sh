@@ -17,5 +17,4 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 cargo test --locked "$@"
-scripts/test_opensearch.sh
-scripts/test_python.sh
+scripts/test_opensearch.sh scripts/test_python.sh

@@ -316,19 +316,45 @@ pub fn run_remote(
     Ok((run, RunSummary::of(claims, &plans, config, started)))
 }
 
+/// [`evidence_for_claim`] over an index on an OpenSearch cluster: the same plan, cutoff and fusion,
+/// the sub-queries in one `_msearch`, the stored fields from the cluster. BM25 only.
+pub fn evidence_for_claim_remote(index: &crate::opensearch::RemoteIndex, claim: &Claim, planner: &dyn Planner, config: &RunConfig, plan_config: &PlanRunConfig) -> Result<ClaimEvidence> {
+    if config.retriever != Retriever::Bm25 {
+        return Err(Error::InvalidArgument { name: "retriever", message: "the OpenSearch backend retrieves with BM25 only (the cluster holds no vectors)".into() });
+    }
+    index.check_bm25(config.bm25)?;
+    let plan = planner.plan(claim)?;
+    validate(&plan, config, plan_config)?;
+    let cutoff = config.cutoff_for(claim);
+    let exclude = config.remove_query.then_some(claim.id.as_str());
+    let k = list_depth(&plan, config, plan_config);
+    let queries: Vec<_> = plan.subqueries.iter().map(|q| crate::opensearch::RemoteQuery { text: &q.text, cutoff, k, exclude }).collect();
+    let answers = index.search_batch(&queries, true, &crate::io::NoProgress)?;
+    let lists: Vec<Vec<(&str, f64)>> = answers.iter().map(|list| list.iter().map(|h| (h.id.as_str(), f64::from(h.score))).collect()).collect();
+    let stored: std::collections::HashMap<&str, &serde_json::Value> = answers.iter().flatten().filter_map(|h| h.stored.as_ref().map(|s| (h.id.as_str(), s))).collect();
+    let fused = fuse_plan(lists.clone(), config.k, plan_config);
+    let hits = fused
+        .iter()
+        .map(|&(id, score)| EvidenceHit {
+            evidence: remote_evidence(id.to_string(), score, stored.get(id).copied()),
+            from_subqueries: lists.iter().enumerate().filter(|(_, l)| l.iter().any(|&(d, _)| d == id)).map(|(j, _)| j).collect(),
+        })
+        .collect();
+    Ok(ClaimEvidence { plan, hits })
+}
+
 /// [`search`] over an index on an OpenSearch cluster.
 pub fn search_remote(index: &crate::opensearch::RemoteIndex, query: &str, cutoff: &Cutoff, k: usize, bm25: Option<Bm25Params>) -> Result<Vec<Evidence>> {
     index.check_bm25(bm25)?;
     let query = crate::opensearch::RemoteQuery { text: query, cutoff: *cutoff, k, exclude: None };
     let hits = index.search_batch(&[query], true, &crate::io::NoProgress)?.pop().unwrap_or_default();
-    Ok(hits
-        .into_iter()
-        .map(|hit| {
-            let stored = hit.stored.unwrap_or_default();
-            let text = |field: &str| stored[field].as_str().map(str::to_string);
-            Evidence { id: hit.id, score: f64::from(hit.score), date: text("date"), title: text("title").unwrap_or_default(), text: text("text").unwrap_or_default(), url: text("url") }
-        })
-        .collect())
+    Ok(hits.into_iter().map(|hit| remote_evidence(hit.id, f64::from(hit.score), hit.stored.as_ref())).collect())
+}
+
+/// A cluster hit's stored fields as [`Evidence`].
+fn remote_evidence(id: String, score: f64, stored: Option<&serde_json::Value>) -> Evidence {
+    let text = |field: &str| stored.and_then(|s| s[field].as_str()).map(str::to_string);
+    Evidence { date: text("date"), title: text("title").unwrap_or_default(), text: text("text").unwrap_or_default(), url: text("url"), id, score }
 }
 
 /// Runs `work` on `threads` worker threads: rayon's global pool (one per core, made once per

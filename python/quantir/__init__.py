@@ -13,12 +13,13 @@ accepted wherever a run or qrels is, and converted back with ``to_ranx_run``/``t
     quantir.evaluate("data/scifact/qrels/test.tsv", run, ["ndcg_cut.10", "recall.100"])
 """
 
-from ._quantir import Hit, Index, QuantirError, Verifier, __version__, compare, evaluate, fuse, read_qrels, read_run, score
+from ._quantir import Hit, Index, OpenSearchIndex, QuantirError, Verifier, __version__, compare, evaluate, fuse, read_qrels, read_run, score
 from ._convert import from_dataframe, to_dataframe, to_ranx_qrels, to_ranx_run
 
 __all__ = [
     "Hit",
     "Index",
+    "OpenSearchIndex",
     "QuantirError",
     "Verifier",
     "__version__",

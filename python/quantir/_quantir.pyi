@@ -102,6 +102,71 @@ class Index:
     ) -> Run:
         """Runs claims as `quantir run` does (each cut off at its own date) into {qid: {docid: score}}."""
 
+class OpenSearchIndex:
+    """A quantir index on an OpenSearch cluster: the embedded index's BM25 scores, exact cutoff,
+    planners and fusion, served by the cluster (BM25 only)."""
+
+    def __init__(self, urls: Union[str, Sequence[str]], index: str = "quantir", *, user: Optional[str] = None, password: Optional[str] = None, ca_certificate: Optional[PathLike] = None, insecure: bool = False, concurrency: int = 4) -> None: ...
+    @classmethod
+    def build(
+        cls,
+        corpus: PathLike,
+        urls: Union[str, Sequence[str]],
+        index: str = "quantir",
+        *,
+        format: str = "auto",
+        k1: Optional[float] = None,
+        b: Optional[float] = None,
+        shards: int = 2,
+        replicas: int = 1,
+        batch: int = 500,
+        user: Optional[str] = None,
+        password: Optional[str] = None,
+        ca_certificate: Optional[PathLike] = None,
+        insecure: bool = False,
+        concurrency: int = 4,
+        progress: Progress = None,
+    ) -> "OpenSearchIndex":
+        """Loads a corpus into the cluster (resumable; the alias moves only once it is complete) and opens it."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def num_docs(self) -> int: ...
+    @property
+    def version(self) -> str: ...
+    def __len__(self) -> int: ...
+    def search(self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None) -> List[Hit]:
+        """The exact top k by BM25 among documents published strictly before `before`."""
+    def run(
+        self,
+        claims: ClaimsLike,
+        *,
+        plan: str = "claim-only",
+        fusion: str = "combmax-norm",
+        norm: Optional[str] = None,
+        constant: str = "zero",
+        rrf_k: float = 60.0,
+        weights: Optional[Sequence[float]] = None,
+        k: int = 1000,
+        depth: int = 100,
+        before: Optional[DateLike] = None,
+        undated: str = "exclude",
+        temporal_filter: str = "claim",
+        remove_query: bool = False,
+        k1: Optional[float] = None,
+        b: Optional[float] = None,
+        mmr: bool = False,
+        mmr_beta: float = 0.8,
+        mmr_threshold: float = 0.5,
+        mmr_similarity: str = "lexical",
+        llm_url: Optional[str] = None,
+        llm_model: Optional[str] = None,
+        llm_key: Optional[str] = None,
+        format: str = "auto",
+        progress: Progress = None,
+    ) -> Run:
+        """Runs claims as `quantir run --backend opensearch` does into {qid: {docid: score}}."""
+
 class Verifier:
     """A verifier: trained:DIR, onnx:DIR, llm:MODEL, or a folder."""
 

@@ -5,11 +5,13 @@
 //! | a file or folder that is not there (`Io`, not found) | `FileNotFoundError` |
 //! | any other operating-system error | `OSError` |
 //! | an argument out of range, a value given in memory that is wrong | `ValueError` |
+//! | no node of an OpenSearch cluster answered | `ConnectionError` |
+//! | the cluster refused the credentials | `PermissionError` |
 //! | everything else: a malformed input file, a duplicate id, an incompatible index | `QuantirError` (a `ValueError`) |
 //!
 //! A Python object of the wrong type raises `TypeError` (PyO3's extraction).
 
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
+use pyo3::exceptions::{PyConnectionError, PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError};
 use pyo3::PyErr;
 
 pyo3::create_exception!(
@@ -26,6 +28,8 @@ pub fn to_py(error: quantir::Error) -> PyErr {
         quantir::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
         quantir::Error::Io { .. } => PyOSError::new_err(message),
         quantir::Error::InvalidArgument { .. } | quantir::Error::Value { .. } => PyValueError::new_err(message),
+        quantir::Error::OpenSearchUnreachable { .. } => PyConnectionError::new_err(message),
+        quantir::Error::OpenSearchAuth { .. } => PyPermissionError::new_err(message),
         _ => QuantirError::new_err(message),
     }
 }

@@ -29,7 +29,7 @@ pub fn model_roots(py: Python<'_>) -> Vec<PathBuf> {
 }
 
 /// A count argument that must be at least 1.
-fn at_least_one(param: &str, value: usize) -> PyResult<usize> {
+pub(crate) fn at_least_one(param: &str, value: usize) -> PyResult<usize> {
     if value == 0 {
         return Err(PyValueError::new_err(format!("{param}=0: expected 1 or more")));
     }
@@ -51,6 +51,12 @@ pub struct Hit {
     text: String,
     /// Source address, if any.
     url: Option<String>,
+}
+
+impl From<quantir::engine::Evidence> for Hit {
+    fn from(e: quantir::engine::Evidence) -> Hit {
+        Hit { id: e.id, score: e.score, date: e.date, title: e.title, text: e.text, url: e.url }
+    }
 }
 
 #[pymethods]
@@ -215,7 +221,7 @@ impl Index {
         let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
         let bm25 = self.index.manifest().bm25.over(k1, b);
         let evidence = py.detach(|| quantir::engine::search(&self.index, query, &cutoff, k, bm25)).or_raise()?;
-        Ok(evidence.into_iter().map(|e| Hit { id: e.id, score: e.score, date: e.date, title: e.title, text: e.text, url: e.url }).collect())
+        Ok(evidence.into_iter().map(Hit::from).collect())
     }
 
     /// Runs a batch of claims as `quantir run` does, each cut off at its own date, on all cores
@@ -264,6 +270,65 @@ impl Index {
         threads: usize,
         progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let retriever: Retriever = choice("retriever", retriever)?;
+        let setup = RunSetup::new(
+            claims, plan, fusion, norm, constant, rrf_k, weights, retriever, hybrid_fusion, hybrid_norm, k, depth, before, undated, temporal_filter, remove_query,
+            self.index.manifest().bm25.over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, threads,
+            |needs| if needs { self.encoder(py) } else { Ok(None) },
+        )?;
+        let RunSetup { claims, planner, config, plan_config, encoder } = setup;
+        let reporter = PyProgress::from_arg(progress)?;
+        let result = py.detach(|| run_ranked(&self.index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, false, &reporter));
+        let (lists, _, _) = reporter.finish_with(result.or_raise())?;
+        self.hits_to_py(py, &lists)
+    }
+}
+
+/// Everything a run needs, from the keyword arguments `Index.run` and `OpenSearchIndex.run`
+/// share (the CLI flags' names and defaults): parsed and checked in one place.
+pub(crate) struct RunSetup {
+    pub claims: Vec<quantir::corpus::Claim>,
+    pub planner: Box<dyn quantir::plan::Planner>,
+    pub config: RunConfig,
+    pub plan_config: PlanRunConfig,
+    /// The query encoder, when the retriever or MMR needs one.
+    pub encoder: Option<Arc<Encoder>>,
+}
+
+impl RunSetup {
+    /// `encoder(needed)` gives the query encoder when `needed`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new<'py>(
+        claims: &Bound<'py, PyAny>,
+        plan: &str,
+        fusion: &str,
+        norm: Option<&str>,
+        constant: &str,
+        rrf_k: f64,
+        weights: Option<Vec<f64>>,
+        retriever: Retriever,
+        hybrid_fusion: &str,
+        hybrid_norm: Option<&str>,
+        k: usize,
+        depth: usize,
+        before: Option<&Bound<'py, PyAny>>,
+        undated: &str,
+        temporal_filter: &str,
+        remove_query: bool,
+        bm25: Option<Bm25Params>,
+        ann: &str,
+        ef: usize,
+        mmr: bool,
+        mmr_beta: f64,
+        mmr_threshold: f64,
+        mmr_similarity: &str,
+        llm_url: Option<String>,
+        llm_model: Option<String>,
+        llm_key: Option<String>,
+        format: &str,
+        threads: usize,
+        encoder: impl FnOnce(bool) -> PyResult<Option<Arc<Encoder>>>,
+    ) -> PyResult<RunSetup> {
         let claims = crate::convert::claims(claims, choice("format", format)?)?;
         let spec: PlanSpec = plan.parse().map_err(|e: String| PyValueError::new_err(format!("plan={plan:?}: {e}")))?;
         for (name, value) in [("mmr_beta", mmr_beta), ("mmr_threshold", mmr_threshold)] {
@@ -271,10 +336,9 @@ impl Index {
                 return Err(PyValueError::new_err(format!("{name}={value}: expected a number from 0 to 1")));
             }
         }
-        let retriever: Retriever = choice("retriever", retriever)?;
         let mmr = mmr.then_some(MmrConfig { beta: mmr_beta, threshold: mmr_threshold, similarity: choice("mmr_similarity", mmr_similarity)? });
         let needs_encoder = retriever != Retriever::Bm25 || mmr.is_some_and(|m| m.similarity == quantir::plan::MmrSimilarity::Dense);
-        let encoder = if needs_encoder { self.encoder(py)? } else { None };
+        let encoder = encoder(needs_encoder)?;
         let llm = match (llm_url, llm_model) {
             (Some(url), Some(model)) => Some(LlmConfig { api_key: llm_key.or_else(|| std::env::var("OPENAI_API_KEY").ok()), ..LlmConfig::new(url, model) }),
             _ => None,
@@ -282,7 +346,7 @@ impl Index {
         let planner = planner_for(&spec, mmr, llm, encoder.clone()).or_raise()?;
         let config = RunConfig {
             k: at_least_one("k", k)?,
-            bm25: self.index.manifest().bm25.over(k1, b),
+            bm25,
             default_before: pub_date("before", before)?,
             undated: choice("undated", undated)?,
             temporal_filter: choice("temporal_filter", temporal_filter)?,
@@ -295,10 +359,7 @@ impl Index {
         let fusion = FusionConfig { method: choice::<Method>("fusion", fusion)?, norm: maybe_choice("norm", norm)?, constant: choice("constant", constant)?, rrf_k, weights: weights.unwrap_or_default() };
         let hybrid = hybrid_fusion_config(hybrid_fusion, hybrid_norm)?;
         let plan_config = PlanRunConfig { depth: at_least_one("depth", depth)?, fusion, hybrid };
-        let reporter = PyProgress::from_arg(progress)?;
-        let result = py.detach(|| run_ranked(&self.index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, false, &reporter));
-        let (lists, _, _) = reporter.finish_with(result.or_raise())?;
-        self.hits_to_py(py, &lists)
+        Ok(RunSetup { claims, planner, config, plan_config, encoder })
     }
 }
 

@@ -13,6 +13,7 @@ mod convert;
 mod errors;
 mod eval;
 mod index;
+mod opensearch;
 mod progress;
 mod verify;
 
@@ -23,6 +24,7 @@ fn _quantir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("QuantirError", m.py().get_type::<errors::QuantirError>())?;
     m.add_class::<index::Index>()?;
     m.add_class::<index::Hit>()?;
+    m.add_class::<opensearch::OpenSearchIndex>()?;
     m.add_class::<verify::Verifier>()?;
     m.add_function(wrap_pyfunction!(eval::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(eval::fuse, m)?)?;

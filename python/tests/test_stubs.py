@@ -25,11 +25,12 @@ def native_params():
     out = {}
     for name in ("evaluate", "fuse", "compare", "score", "read_qrels", "read_run"):
         out[name] = list(inspect.signature(getattr(native, name)).parameters)
-    for cls, methods in ((native.Index, ("search", "run", "build")), (native.Verifier, ("load", "predict"))):
+    for cls, methods in ((native.Index, ("search", "run", "build")), (native.OpenSearchIndex, ("search", "run", "build")), (native.Verifier, ("load", "predict"))):
         for m in methods:
             params = [p for p in inspect.signature(getattr(cls, m)).parameters if p not in ("self", "cls", "$self", "$cls")]
             out[f"{cls.__name__}.{m}"] = params
     out["Index.__init__"] = [p for p in inspect.signature(native.Index).parameters]
+    out["OpenSearchIndex.__init__"] = [p for p in inspect.signature(native.OpenSearchIndex).parameters]
     return out
 
 

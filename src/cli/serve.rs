@@ -6,13 +6,15 @@ use std::sync::Arc;
 
 use clap::Args;
 use quantir::index::Index;
-use quantir::serve::{serve, AppState, Limits};
+use quantir::serve::{serve, AppState, Limits, Served};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The index folder
     #[arg(long, value_name = "DIR")]
-    index: PathBuf,
+    index: Option<PathBuf>,
+    #[command(flatten)]
+    backend: super::args::BackendArgs,
     /// Address to listen on (port 0 picks a free one)
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
@@ -43,8 +45,20 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let index = Index::open(&args.index)?;
-    let documents = index.num_docs();
+    let (index, name) = match args.backend.open_remote()? {
+        Some(remote) => {
+            let name = format!("OpenSearch index {} at {}", remote.cluster().config().index, args.backend.opensearch_url);
+            (Served::OpenSearch(remote), name)
+        }
+        None => {
+            let folder = args.backend.folder(&args.index)?;
+            (Served::Embedded(Index::open(folder)?), folder.display().to_string())
+        }
+    };
+    let documents = match &index {
+        Served::Embedded(index) => index.num_docs(),
+        Served::OpenSearch(remote) => remote.documents() as u64,
+    };
     let verifier = match &args.verifier {
         None => None,
         Some(quantir::verify::VerifierSpec::Trained(dir)) => {
@@ -55,7 +69,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         Some(other) => anyhow::bail!("serve --verifier takes trained:DIR; {other:?} is not served yet"),
     };
     // Dense and hybrid requests need the query encoder: the one the index was built with.
-    let encoder = args.dense.index_encoder(&index)?;
+    let encoder = match &index {
+        Served::Embedded(index) => args.dense.index_encoder(index)?,
+        Served::OpenSearch(_) => None,
+    };
     let secs = std::time::Duration::from_secs_f64;
     let limits = Limits {
         concurrency: match (args.max_in_flight, args.threads) {
@@ -78,7 +95,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.addr).await?;
         let addr = listener.local_addr()?;
-        eprintln!("serving {} ({documents} documents) on http://{addr}/", args.index.display());
+        eprintln!("serving {name} ({documents} documents) on http://{addr}/");
         serve(listener, state, shutdown_signal()).await?;
         eprintln!("stopped");
         anyhow::Ok(())

@@ -258,8 +258,12 @@ impl Cluster {
     /// The typed error for a non-2xx answer.
     pub(crate) fn error(&self, status: StatusCode, value: &Value, action: &str) -> Error {
         let url = self.config.urls_text();
+        let security = value["error"]["type"].as_str().is_some_and(|t| t.contains("security"));
         match status.as_u16() {
-            401 | 403 => Error::OpenSearchAuth { url, status: status.as_u16() },
+            // 403 is also an index block or a read-only cluster: only the security plugin's is
+            // about credentials.
+            401 => Error::OpenSearchAuth { url, status: 401 },
+            403 if security => Error::OpenSearchAuth { url, status: 403 },
             code => Error::OpenSearch { action: action.to_string(), status: code, message: reason(value) },
         }
     }

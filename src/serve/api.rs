@@ -12,6 +12,7 @@ use axum::Json;
 use super::AppState;
 use crate::analysis::{number_spans, NumberSpan};
 use crate::corpus::{Claim, PubDate};
+use crate::error::Error;
 use crate::engine::{evidence_for_claim, EvidenceHit, PlanRunConfig, RunConfig};
 use crate::fuse::{FusionConfig, Method, Norm};
 use crate::plan::{ClaimOnly, Numeric, Planner, SubQuery};
@@ -261,9 +262,15 @@ pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchRespons
         ApiPlan::ClaimOnly => &ClaimOnly,
         ApiPlan::Numeric => &Numeric,
     };
-    let evidence = SCRATCH
-        .with(|scratch| evidence_for_claim(&state.index, &request.claim, planner, state.encoder.as_ref(), &request.run, &request.plan_run, &mut scratch.borrow_mut()))
-        .map_err(|e| ApiError::new(422, None, e.to_string()))?;
+    let evidence = match &state.index {
+        super::Served::Embedded(index) => SCRATCH.with(|scratch| evidence_for_claim(index, &request.claim, planner, state.encoder.as_ref(), &request.run, &request.plan_run, &mut scratch.borrow_mut())),
+        super::Served::OpenSearch(remote) => crate::engine::evidence_for_claim_remote(remote, &request.claim, planner, &request.run, &request.plan_run),
+    }
+    .map_err(|e| match e {
+        // The cluster failing is the server's trouble, not the request's.
+        Error::OpenSearchUnreachable { .. } | Error::OpenSearch { .. } => ApiError::new(503, None, e.to_string()),
+        other => ApiError::new(422, None, other.to_string()),
+    })?;
     let claim_numbers: std::collections::HashSet<String> = number_spans(&request.claim.text).into_iter().map(|s| s.value).collect();
     let hits = evidence
         .hits
@@ -337,13 +344,17 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
 }
 
 pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
-    let m = state.index.manifest();
+    let (backend, index, documents, analyzer_version) = match &state.index {
+        super::Served::Embedded(index) => ("embedded", index.path().display().to_string(), index.num_docs(), index.manifest().analyzer_version),
+        super::Served::OpenSearch(remote) => ("opensearch", remote.cluster().config().index.clone(), remote.documents() as u64, crate::analysis::ANALYZER_VERSION),
+    };
     Json(serde_json::json!({
         "status": "ok",
-        "index": state.index.path().display().to_string(),
-        "documents": state.index.num_docs(),
+        "backend": backend,
+        "index": index,
+        "documents": documents,
         "quantir_version": env!("CARGO_PKG_VERSION"),
-        "analyzer_version": m.analyzer_version,
+        "analyzer_version": analyzer_version,
         "retrievers": if state.encoder.is_some() { serde_json::json!(["bm25", "dense", "hybrid"]) } else { serde_json::json!(["bm25"]) },
         "verifier": state.verifier.as_ref().map(|(v, _)| serde_json::json!({"kind": "trained", "with_evidence": v.with_evidence, "top": v.top})),
     }))

@@ -41,12 +41,21 @@ use crate::index::dense::Encoder;
 use crate::index::Index;
 use crate::verify::trained::TrainedVerifier;
 
+/// The index a server answers from.
+#[derive(Debug)]
+pub enum Served {
+    /// A folder on this machine.
+    Embedded(Index),
+    /// An index on an OpenSearch cluster (BM25 only).
+    OpenSearch(crate::opensearch::RemoteIndex),
+}
+
 /// What every request handler shares.
 pub struct AppState {
     /// Slots for concurrent requests ([`Limits::concurrency`]).
     slots: Arc<tokio::sync::Semaphore>,
     /// The index, opened once.
-    pub index: Index,
+    pub index: Served,
     /// Request limits.
     pub limits: Limits,
     /// The verifier and its encoder (when its features need one), when the server has one.
@@ -57,7 +66,7 @@ pub struct AppState {
 
 impl AppState {
     /// The state of a server of `index` with `limits`.
-    pub fn new(index: Index, limits: Limits, verifier: Option<(TrainedVerifier, Option<Encoder>)>, encoder: Option<Encoder>) -> AppState {
+    pub fn new(index: Served, limits: Limits, verifier: Option<(TrainedVerifier, Option<Encoder>)>, encoder: Option<Encoder>) -> AppState {
         AppState { slots: Arc::new(tokio::sync::Semaphore::new(limits.concurrency.max(1))), index, limits, verifier, encoder }
     }
 }

@@ -167,16 +167,23 @@ fn scifact_equals_the_embedded_index() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("nothing sent"), "{}", String::from_utf8_lossy(&again.stderr));
 }
 
-/// QuanTemp's dated sample: claim-only and the numeric planner (several sub-queries, fused), each
-/// claim cut off at its own date, undated documents excluded or included, and without the filter.
-#[test]
-fn planned_runs_with_cutoffs_equal_the_embedded_index() {
-    let _lock = serial();
+/// The dated QuanTemp sample in both backends: the embedded index (in the returned folder) and
+/// `t-quantemp` on the cluster.
+fn quantemp_sample() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let corpus = repo().join("data/quantemp-sample/corpus.json");
     let index = dir.path().join("idx");
     assert_ok(&run_quantir(&["index", "--corpus", corpus.to_str().unwrap(), "--index", index.to_str().unwrap()]), "embedded index");
     assert_ok(&run_quantir(&["index", "--corpus", corpus.to_str().unwrap(), "--backend", "opensearch", "--opensearch-index", "t-quantemp"]), "loading");
+    (dir, index)
+}
+
+/// QuanTemp's dated sample: claim-only and the numeric planner (several sub-queries, fused), each
+/// claim cut off at its own date, undated documents excluded or included, and without the filter.
+#[test]
+fn planned_runs_with_cutoffs_equal_the_embedded_index() {
+    let _lock = serial();
+    let (dir, index) = quantemp_sample();
     let claims = repo().join("data/quantemp-sample/claims.jsonl");
     for extra in [&["--plan", "claim-only"][..], &["--plan", "numeric"], &["--undated", "include"], &["--temporal-filter", "off"], &["--plan", "numeric", "--fusion", "rrf"]] {
         let run = |backend: &[&str], name: &str| {
@@ -320,18 +327,13 @@ fn a_stopped_cluster_is_a_clear_error_and_writes_nothing() {
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written at all");
 }
 
-/// kill -9 the loader mid-bulk, then run it again: it resumes from its last checkpoint, and the
-/// index holds exactly the corpus — every document once, a sample compared field by field.
-#[test]
-fn an_interrupted_load_resumes_exactly() {
-    let _lock = serial();
-    delete_indexes("t-resume");
-    let args = ["index", "--corpus", "data/scifact", "--backend", "opensearch", "--opensearch-index", "t-resume", "--opensearch-batch", "100", "--opensearch-concurrency", "1"];
+/// Starts `quantir ARGS` (a load into `alias`) and kills it (SIGKILL) as soon as its first
+/// checkpoint is in the physical index's `_meta`; returns the documents it records as loaded.
+fn kill_after_checkpoint(args: &[&str], alias: &str) -> u64 {
     let mut child = Command::new(quantir()).args(args).current_dir(repo()).env("QUANTIR_OPENSEARCH_URL", urls()).stderr(Stdio::null()).spawn().unwrap();
-    // Kill it once a checkpoint is recorded and before the load ends.
     let started = Instant::now();
     let loaded = loop {
-        let (_, mapping) = http("GET", "/t-resume-*/_mapping", None);
+        let (_, mapping) = http("GET", &format!("/{alias}-*/_mapping"), None);
         let loaded = mapping.as_object().and_then(|m| m.values().next()).and_then(|m| m["mappings"]["_meta"]["quantir"]["loaded"].as_u64()).unwrap_or(0);
         if loaded > 0 {
             break loaded;
@@ -342,6 +344,17 @@ fn an_interrupted_load_resumes_exactly() {
     };
     child.kill().unwrap();
     child.wait().unwrap();
+    loaded
+}
+
+/// kill -9 the loader mid-bulk, then run it again: it resumes from its last checkpoint, and the
+/// index holds exactly the corpus — every document once, a sample compared field by field.
+#[test]
+fn an_interrupted_load_resumes_exactly() {
+    let _lock = serial();
+    delete_indexes("t-resume");
+    let args = ["index", "--corpus", "data/scifact", "--backend", "opensearch", "--opensearch-index", "t-resume", "--opensearch-batch", "100", "--opensearch-concurrency", "1"];
+    let loaded = kill_after_checkpoint(&args, "t-resume");
     assert!(loaded < 5183, "killed mid-load ({loaded})");
     let (status, _) = http("GET", "/_alias/t-resume", None);
     assert_eq!(status, 404, "no alias before the load completes");
@@ -474,4 +487,96 @@ fn bad_configuration_gets_one_clear_error_each() {
     scifact(workdir());
     let e = search(&urls(), "t-scifact", &["--k1", "1.2"]);
     assert!(e.contains("on a cluster BM25's parameters are index settings"), "{e}");
+}
+
+/// A `quantir serve` on a free loopback port; its URL from the first line it prints.
+struct Server {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        use std::io::BufRead;
+        let mut child = Command::new(quantir()).args(["serve", "--addr", "127.0.0.1:0"]).args(args).env("QUANTIR_OPENSEARCH_URL", urls()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stderr.as_mut().unwrap()).read_line(&mut line).unwrap();
+        let url = line.rsplit(" on ").next().unwrap_or_else(|| panic!("unexpected first line: {line}")).trim().trim_end_matches('/').to_string();
+        Server { child, url }
+    }
+
+    fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let response = reqwest::blocking::Client::new().post(format!("{}{path}", self.url)).json(&body).send().unwrap();
+        (response.status().as_u16(), response.json().unwrap())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `quantir serve --backend opensearch`: the same evidence, sub-queries and scores as the embedded
+/// server for the same claims, and a 503 (not a 422) when the cluster is gone.
+#[test]
+fn the_server_answers_from_the_cluster_as_from_the_folder() {
+    let _lock = serial();
+    let (dir, index) = quantemp_sample();
+    let embedded = Server::start(&["--index", index.to_str().unwrap()]);
+    let remote = Server::start(&["--backend", "opensearch", "--opensearch-index", "t-quantemp"]);
+    let health: Value = reqwest::blocking::get(format!("{}/api/health", remote.url)).unwrap().json().unwrap();
+    assert_eq!((health["backend"].as_str(), health["documents"].as_u64()), (Some("opensearch"), Some(732)), "{health}");
+    let claims: Vec<Value> = std::fs::read_to_string(repo().join("data/quantemp-sample/claims.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for claim in &claims {
+        for plan in ["claim-only", "numeric"] {
+            let request = json!({ "claim": claim["text"], "date": claim["date"], "plan": plan, "k": 10 });
+            let (sa, a) = embedded.post("/api/search", request.clone());
+            let (sb, b) = remote.post("/api/search", request);
+            assert_eq!((sa, sb), (200, 200), "{a} {b}");
+            assert_eq!(a["subqueries"], b["subqueries"]);
+            let list = |v: &Value| v["hits"].as_array().unwrap().iter().map(|h| (h["id"].as_str().unwrap().to_string(), h["score"].as_f64().unwrap())).collect::<Vec<_>>();
+            compare_lists(&list(&a), &list(&b), &format!("{} {plan}", claim["id"]));
+            for (ha, hb) in a["hits"].as_array().unwrap().iter().zip(b["hits"].as_array().unwrap()) {
+                if ha["id"] == hb["id"] {
+                    for field in ["text", "title", "date", "url", "from_subqueries", "highlights"] {
+                        assert_eq!(ha[field], hb[field], "{field} of {}", ha["id"]);
+                    }
+                }
+            }
+        }
+    }
+    let (status, body) = remote.post("/api/search", json!({ "claim": "x", "retriever": "dense" }));
+    assert_eq!(status, 422, "{body}");
+    // The cluster gone: the server's trouble (503), not the request's.
+    let gone = Server::start(&["--backend", "opensearch", "--opensearch-index", "t-quantemp"]);
+    cluster_script(&["stop"]);
+    let (status, body) = gone.post("/api/search", json!({ "claim": "inflation 3%" }));
+    cluster_script(&["revive"]);
+    assert_eq!(status, 503, "{body}");
+}
+
+/// Documents the cluster refuses during a load (here: a write block set on the physical index
+/// after a checkpoint) are reported with their ids and reasons, the alias is not created, and the
+/// same command resumes once the cause is gone.
+#[test]
+fn refused_documents_are_reported_not_dropped() {
+    let _lock = serial();
+    delete_indexes("t-refused");
+    let args = ["index", "--corpus", "data/scifact", "--backend", "opensearch", "--opensearch-index", "t-refused", "--opensearch-batch", "100", "--opensearch-concurrency", "1"];
+    kill_after_checkpoint(&args, "t-refused");
+    let (status, body) = http("PUT", "/t-refused-*/_settings", Some(json!({ "index.blocks.write": true })));
+    assert_eq!(status, 200, "{body}");
+    let output = Command::new(quantir()).args(args).current_dir(repo()).env("QUANTIR_OPENSEARCH_URL", urls()).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("OpenSearch refused") && stderr.contains("blocked") && stderr.contains("the alias still names the previous index"), "{stderr}");
+    let (status, _) = http("GET", "/_alias/t-refused", None);
+    assert_eq!(status, 404, "no alias over a partial index");
+    http("PUT", "/t-refused-*/_settings", Some(json!({ "index.blocks.write": null })));
+    assert_ok(&Command::new(quantir()).args(args).current_dir(repo()).env("QUANTIR_OPENSEARCH_URL", urls()).output().unwrap(), "the load after the block is lifted");
+    let (_, count) = http("GET", "/t-refused/_count", None);
+    assert_eq!(count["count"], 5183);
+    delete_indexes("t-refused");
 }

@@ -1,0 +1,198 @@
+//! `quantir.OpenSearchIndex`: the OpenSearch backend from Python, with `Index`'s methods.
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyType};
+
+use quantir::corpus::{load_corpus, Format};
+use quantir::fuse::RRF_K;
+use quantir::index::Bm25Params;
+use quantir::opensearch::{Cluster, ClusterConfig, LoadConfig, RemoteIndex};
+use quantir::retrieve::{Cutoff, Retriever};
+
+use crate::convert::{choice, pub_date};
+use crate::errors::OrRaise;
+use crate::index::{at_least_one, Hit, RunSetup};
+use crate::progress::PyProgress;
+
+/// The connection settings both constructors take.
+#[allow(clippy::too_many_arguments)]
+fn cluster_config(urls: &Bound<'_, PyAny>, index: &str, user: Option<String>, password: Option<String>, ca_certificate: Option<PathBuf>, insecure: bool, concurrency: usize) -> PyResult<ClusterConfig> {
+    let text = match urls.extract::<String>() {
+        Ok(one) => one,
+        Err(_) => urls.extract::<Vec<String>>().map_err(|_| pyo3::exceptions::PyTypeError::new_err("urls: expected a str (comma-separated) or a list of str"))?.join(","),
+    };
+    let mut config = ClusterConfig::new(ClusterConfig::parse_urls(&text).or_raise()?, index);
+    config.user = user;
+    config.password = password;
+    config.ca_certificate = ca_certificate;
+    config.insecure = insecure;
+    config.concurrency = at_least_one("concurrency", concurrency)?;
+    Ok(config)
+}
+
+/// A quantir index on an OpenSearch cluster: the same BM25 scores, exact cutoff, planners and
+/// fusion as `Index`, served by the cluster (BM25 only: it holds no vectors). Open one with
+/// `OpenSearchIndex(urls, index)`, load one with `OpenSearchIndex.build(corpus, urls, index)`.
+#[pyclass(frozen, module = "quantir._quantir")]
+pub struct OpenSearchIndex {
+    remote: RemoteIndex,
+}
+
+#[pymethods]
+impl OpenSearchIndex {
+    /// Connects to the cluster at `urls` (a comma-separated str or a list) and opens the quantir
+    /// index `index` (an alias quantir manages). Raises `ConnectionError` when no node answers,
+    /// `PermissionError` when the credentials are refused, `QuantirError` when the index is
+    /// missing or was built by another analyzer version.
+    #[new]
+    #[pyo3(signature = (urls, index="quantir", *, user=None, password=None, ca_certificate=None, insecure=false, concurrency=4))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(py: Python<'_>, urls: &Bound<'_, PyAny>, index: &str, user: Option<String>, password: Option<String>, ca_certificate: Option<PathBuf>, insecure: bool, concurrency: usize) -> PyResult<Self> {
+        let config = cluster_config(urls, index, user, password, ca_certificate, insecure, concurrency)?;
+        let remote = py.detach(|| Cluster::connect(config).and_then(RemoteIndex::open)).or_raise()?;
+        Ok(OpenSearchIndex { remote })
+    }
+
+    /// Loads `corpus` into the cluster as `quantir index --backend opensearch` does (BM25's `k1`
+    /// and `b` fixed in the index settings; `shards` primaries with `replicas` each; `_bulk`
+    /// requests of `batch` documents), resuming an interrupted load and moving the alias only
+    /// once the new index is complete; then opens it.
+    #[classmethod]
+    #[pyo3(signature = (corpus, urls, index="quantir", *, format="auto", k1=None, b=None, shards=2, replicas=1, batch=500, user=None, password=None, ca_certificate=None, insecure=false, concurrency=4, progress=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn build<'py>(
+        cls: &Bound<'py, PyType>,
+        corpus: PathBuf,
+        urls: &Bound<'py, PyAny>,
+        index: &str,
+        format: &str,
+        k1: Option<f32>,
+        b: Option<f32>,
+        shards: u32,
+        replicas: u32,
+        batch: usize,
+        user: Option<String>,
+        password: Option<String>,
+        ca_certificate: Option<PathBuf>,
+        insecure: bool,
+        concurrency: usize,
+        progress: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let format: Format = choice("format", format)?;
+        let config = cluster_config(urls, index, user.clone(), password.clone(), ca_certificate.clone(), insecure, concurrency)?;
+        let load = LoadConfig { bm25: Bm25Params::default().over(k1, b).unwrap_or_default(), shards, replicas, batch: at_least_one("batch", batch)? };
+        let reporter = PyProgress::from_arg(progress)?;
+        let result = py.detach(|| -> quantir::Result<()> {
+            let documents = load_corpus(&corpus, format)?;
+            let cluster = Cluster::connect(config)?;
+            quantir::opensearch::build(&cluster, &documents, &corpus, &load, &reporter)?;
+            Ok(())
+        });
+        reporter.finish_with(result.or_raise())?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("user", user)?;
+        kwargs.set_item("password", password)?;
+        kwargs.set_item("ca_certificate", ca_certificate)?;
+        kwargs.set_item("insecure", insecure)?;
+        kwargs.set_item("concurrency", concurrency)?;
+        cls.call((urls, index), Some(&kwargs))
+    }
+
+    /// The index name on the cluster.
+    #[getter]
+    fn name(&self) -> String {
+        self.remote.cluster().config().index.clone()
+    }
+
+    /// Documents in the index.
+    #[getter]
+    fn num_docs(&self) -> u64 {
+        self.remote.documents() as u64
+    }
+
+    /// The cluster's OpenSearch version.
+    #[getter]
+    fn version(&self) -> String {
+        self.remote.cluster().version().to_string()
+    }
+
+    fn __len__(&self) -> usize {
+        self.remote.documents()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("OpenSearchIndex({:?}, num_docs={}, opensearch={})", self.name(), self.num_docs(), self.version())
+    }
+
+    /// As `Index.search`: the top `k` among the documents published strictly before `before`.
+    /// `k1` and `b` must be the index's own (on a cluster they are index settings).
+    #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>) -> PyResult<Vec<Hit>> {
+        let k = at_least_one("k", k)?;
+        let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
+        let bm25 = self.remote.bm25().over(k1, b);
+        let evidence = py.detach(|| quantir::engine::search_remote(&self.remote, query, &cutoff, k, bm25)).or_raise()?;
+        Ok(evidence.into_iter().map(Hit::from).collect())
+    }
+
+    /// As `Index.run`, over the cluster: `{claim id: {doc id: score}}`, the same scores and
+    /// order the embedded index gives. BM25 only.
+    #[pyo3(signature = (
+        claims, *, plan="claim-only", fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
+        k=1000, depth=100, before=None, undated="exclude", temporal_filter="claim", remove_query=false, k1=None, b=None,
+        mmr=false, mmr_beta=0.8, mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None,
+        format="auto", progress=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        claims: &Bound<'py, PyAny>,
+        plan: &str,
+        fusion: &str,
+        norm: Option<&str>,
+        constant: &str,
+        rrf_k: f64,
+        weights: Option<Vec<f64>>,
+        k: usize,
+        depth: usize,
+        before: Option<&Bound<'py, PyAny>>,
+        undated: &str,
+        temporal_filter: &str,
+        remove_query: bool,
+        k1: Option<f32>,
+        b: Option<f32>,
+        mmr: bool,
+        mmr_beta: f64,
+        mmr_threshold: f64,
+        mmr_similarity: &str,
+        llm_url: Option<String>,
+        llm_model: Option<String>,
+        llm_key: Option<String>,
+        format: &str,
+        progress: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let setup = RunSetup::new(
+            claims, plan, fusion, norm, constant, rrf_k, weights, Retriever::Bm25, "combsum", None, k, depth, before, undated, temporal_filter, remove_query,
+            self.remote.bm25().over(k1, b), "exact", 256, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, 0,
+            |needed| if needed { Err(PyValueError::new_err("mmr_similarity=\"dense\" needs the dense encoder, which an OpenSearch index does not hold; use \"lexical\"")) } else { Ok(None) },
+        )?;
+        let reporter = PyProgress::from_arg(progress)?;
+        let result = py.detach(|| quantir::engine::run_remote(&self.remote, &setup.claims, setup.planner.as_ref(), &setup.config, &setup.plan_config, &reporter));
+        let (run, _) = reporter.finish_with(result.or_raise())?;
+        let out = PyDict::new(py);
+        for list in run.queries {
+            let docs = PyDict::new(py);
+            for doc in list.docs {
+                docs.set_item(doc.docid, doc.score)?;
+            }
+            out.set_item(list.qid, docs)?;
+        }
+        Ok(out)
+    }
+}
