@@ -42,9 +42,21 @@ urls() {
     echo "$out"
 }
 
+# Installs Debian's PACKAGE for a missing COMMAND when we are root; otherwise says what to install.
+need() {
+    command -v "$1" >/dev/null && return
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "installing Debian's $2 for $1" >&2
+        apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null \
+            || die "apt-get could not install $2"
+    else
+        die "$1 is missing: install $2 (apt-get install $2)"
+    fi
+}
+
 install() {
     [ -x "$DIST/bin/opensearch" ] && return
-    command -v mvn >/dev/null || die "mvn is missing: install Maven (apt-get install maven)"
+    need mvn maven
     local artifact="org.opensearch.distribution.integ-test-zip:opensearch:$VERSION:zip"
     echo "fetching $artifact from Maven Central" >&2
     mvn -q dependency:get -Dartifact="$artifact" -Dtransitive=false >&2 \
@@ -57,7 +69,8 @@ install() {
     mkdir -p "$DIR"
     local tmp
     tmp="$(mktemp -d "$DIR/unzip.XXXXXX")"
-    unzip -q "$zip" -d "$tmp" || (cd "$tmp" && jar xf "$zip") || die "cannot unpack $zip"
+    need unzip unzip
+    unzip -q "$zip" -d "$tmp" || die "cannot unpack $zip"
     chmod +x "$tmp/opensearch-$VERSION/bin/"*
     mv "$tmp/opensearch-$VERSION" "$DIST"
     rmdir "$tmp"
@@ -174,6 +187,7 @@ start() {
     if [ -n "$(running_pids)" ]; then
         die "a cluster is already running under $DIR: run '$0 stop' first"
     fi
+    need curl curl
     install
     chmod 755 "$DIR"
     rm -rf "$DIR"/node-*
