@@ -337,7 +337,7 @@ pub fn evidence_for_claim_remote(index: &crate::opensearch::RemoteIndex, claim: 
         .iter()
         .map(|&(id, score)| EvidenceHit {
             evidence: remote_evidence(id.to_string(), score, stored.get(id).copied()),
-            from_subqueries: lists.iter().enumerate().filter(|(_, l)| l.iter().any(|&(d, _)| d == id)).map(|(j, _)| j).collect(),
+            from_subqueries: found_by(&lists, id),
         })
         .collect();
     Ok(ClaimEvidence { plan, hits })
@@ -349,6 +349,12 @@ pub fn search_remote(index: &crate::opensearch::RemoteIndex, query: &str, cutoff
     let query = crate::opensearch::RemoteQuery { text: query, cutoff: *cutoff, k, exclude: None };
     let hits = index.search_batch(&[query], true, &crate::io::NoProgress)?.pop().unwrap_or_default();
     Ok(hits.into_iter().map(|hit| remote_evidence(hit.id, f64::from(hit.score), hit.stored.as_ref())).collect())
+}
+
+/// The sub-queries whose lists hold `doc`: one list per sub-query, in order, so the indices come
+/// out sorted and distinct.
+fn found_by<K: Copy + PartialEq>(lists: &[Vec<(K, f64)>], doc: K) -> Vec<usize> {
+    lists.iter().enumerate().filter(|(_, l)| l.iter().any(|&(d, _)| d == doc)).map(|(j, _)| j).collect()
 }
 
 /// A cluster hit's stored fields as [`Evidence`].
@@ -481,8 +487,7 @@ fn retrieve_plan(
             .map(|&(rank, score)| ExplainedHit {
                 id: index.id(rank).to_string(),
                 score,
-                // One list per sub-query, in order: the indices come out sorted and distinct.
-                from_subqueries: lists.iter().enumerate().filter(|(_, l)| l.iter().any(|&(r, _)| r == rank)).map(|(j, _)| j).collect(),
+                from_subqueries: found_by(&lists, rank),
             })
             .collect(),
     });

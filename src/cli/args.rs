@@ -277,10 +277,14 @@ pub struct BackendArgs {
 }
 
 impl BackendArgs {
-    /// The cluster's configuration, when the backend is OpenSearch.
-    pub fn cluster(&self) -> anyhow::Result<Option<quantir::opensearch::ClusterConfig>> {
+    /// The cluster's configuration, when the backend is OpenSearch; `index` is the command's
+    /// `--index`, which names a folder and has no meaning on a cluster.
+    pub fn cluster(&self, index: &Option<PathBuf>) -> anyhow::Result<Option<quantir::opensearch::ClusterConfig>> {
         if self.backend != Backend::Opensearch {
             return Ok(None);
+        }
+        if let Some(folder) = index {
+            anyhow::bail!("--index {} names a folder, which --backend opensearch does not use\n\nhint: name the index on the cluster with --opensearch-index NAME and leave out --index", folder.display());
         }
         let urls = quantir::opensearch::ClusterConfig::parse_urls(&self.opensearch_url)?;
         let mut config = quantir::opensearch::ClusterConfig::new(urls, &self.opensearch_index);
@@ -298,8 +302,8 @@ impl BackendArgs {
     }
 
     /// Connects and opens the index on the cluster.
-    pub fn open_remote(&self) -> anyhow::Result<Option<quantir::opensearch::RemoteIndex>> {
-        match self.cluster()? {
+    pub fn open_remote(&self, index: &Option<PathBuf>) -> anyhow::Result<Option<quantir::opensearch::RemoteIndex>> {
+        match self.cluster(index)? {
             None => Ok(None),
             Some(config) => Ok(Some(quantir::opensearch::RemoteIndex::open(quantir::opensearch::Cluster::connect(config)?)?)),
         }

@@ -55,7 +55,7 @@ pub struct IndexArgs {
 }
 
 pub fn run(args: IndexArgs) -> anyhow::Result<()> {
-    if let Some(cluster) = args.backend.cluster()? {
+    if let Some(cluster) = args.backend.cluster(&args.index)? {
         return load_cluster(&args, cluster);
     }
     let target = args.backend.folder(&args.index)?.clone();

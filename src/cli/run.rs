@@ -95,7 +95,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             super::check_output(flag, output, &inputs, &args.index.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
         }
     }
-    if let Some(remote) = args.backend.open_remote()? {
+    if let Some(remote) = args.backend.open_remote(&args.index)? {
         return run_remote(&args, &remote);
     }
     let index = Index::open(args.backend.folder(&args.index)?)?;

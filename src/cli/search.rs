@@ -32,7 +32,7 @@ pub struct SearchArgs {
 
 pub fn run(args: SearchArgs) -> anyhow::Result<()> {
     let cutoff = Cutoff { before: args.cutoff.before, undated: args.cutoff.undated };
-    let hits = match args.backend.open_remote()? {
+    let hits = match args.backend.open_remote(&args.index)? {
         Some(remote) => engine::search_remote(&remote, &args.query, &cutoff, args.k as usize, args.bm25.over(remote.bm25()))?,
         None => {
             let index = Index::open(args.backend.folder(&args.index)?)?;

@@ -45,7 +45,7 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let (index, name) = match args.backend.open_remote()? {
+    let (index, name) = match args.backend.open_remote(&args.index)? {
         Some(remote) => {
             let name = format!("OpenSearch index {} at {}", remote.cluster().config().index, args.backend.opensearch_url);
             (Served::OpenSearch(remote), name)

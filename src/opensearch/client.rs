@@ -109,7 +109,8 @@ pub(crate) enum Body {
 /// callers (rayon workers, the CLI, the server's blocking pool) stay synchronous.
 pub struct Cluster {
     client: OpenSearch,
-    runtime: tokio::runtime::Runtime,
+    /// Always `Some` until dropped (see the `Drop` impl).
+    runtime: Option<tokio::runtime::Runtime>,
     config: ClusterConfig,
     /// The version the first node that answered reported (`version.number`).
     version: String,
@@ -118,6 +119,16 @@ pub struct Cluster {
 impl std::fmt::Debug for Cluster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cluster").field("urls", &self.config.urls_text()).field("index", &self.config.index).finish()
+    }
+}
+
+impl Drop for Cluster {
+    /// Without waiting: a cluster may be dropped inside another runtime (the server's state at
+    /// shutdown), where dropping a runtime the usual way, blocking, panics.
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
 
@@ -167,13 +178,17 @@ impl Cluster {
             .enable_all()
             .build()
             .map_err(|e| Error::io("tokio runtime", e))?;
-        let mut cluster = Cluster { client: OpenSearch::new(transport), runtime, config, version: String::new() };
+        let mut cluster = Cluster { client: OpenSearch::new(transport), runtime: Some(runtime), config, version: String::new() };
         let about = cluster.request(Method::Get, "/", &[], Body::None, "connecting")?;
         if about["version"]["distribution"].as_str() != Some("opensearch") {
             return Err(Error::OpenSearch { action: "connecting".into(), status: 200, message: format!("{} is not an OpenSearch node (it answered {})", cluster.config.urls_text(), crate::error::shorten(&about.to_string())) });
         }
         cluster.version = about["version"]["number"].as_str().unwrap_or_default().to_string();
         Ok(cluster)
+    }
+
+    fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime.as_ref().expect("the runtime lives as long as the cluster")
     }
 
     /// Its configuration.
@@ -204,14 +219,14 @@ impl Cluster {
 
     /// [`Cluster::request`], returning the status and body of any non-retryable answer.
     pub(crate) fn request_status(&self, method: Method, path: &str, query: &[(&str, String)], body: Body, action: &str) -> Result<(StatusCode, Value)> {
-        self.runtime.block_on(send_with_retries(&self.client, &self.config, method, path, query, body, action))
+        self.runtime().block_on(send_with_retries(&self.client, &self.config, method, path, query, body, action))
     }
 
     /// A request that may run for long (a force merge): up to an hour, no retries (repeating a
     /// merge that timed out on our side would queue a second one).
     pub(crate) fn request_long(&self, method: Method, path: &str, query: &[(&str, String)], action: &str) -> Result<Value> {
         let config = ClusterConfig { retries: 0, timeout: Duration::from_secs(3600), ..self.config.clone() };
-        let (status, value) = self.runtime.block_on(send_with_retries(&self.client, &config, method, path, query, Body::None, action))?;
+        let (status, value) = self.runtime().block_on(send_with_retries(&self.client, &config, method, path, query, Body::None, action))?;
         if status.is_success() {
             Ok(value)
         } else {
@@ -222,7 +237,7 @@ impl Cluster {
     /// Many requests, at most `config.concurrency` in flight; answers in input order.
     pub(crate) fn request_all(&self, requests: Vec<(Method, String, Vec<(&'static str, String)>, Body)>, action: &str) -> Result<Vec<(StatusCode, Value)>> {
         let limit = self.config.concurrency;
-        self.runtime.block_on(async {
+        self.runtime().block_on(async {
             let mut set = tokio::task::JoinSet::new();
             let total = requests.len();
             let mut out: Vec<Option<(StatusCode, Value)>> = (0..total).map(|_| None).collect();

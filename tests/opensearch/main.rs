@@ -549,6 +549,12 @@ fn the_server_answers_from_the_cluster_as_from_the_folder() {
     }
     let (status, body) = remote.post("/api/search", json!({ "claim": "x", "retriever": "dense" }));
     assert_eq!(status, 422, "{body}");
+    // SIGTERM: a clean stop (the cluster client's runtime is dropped inside the server's).
+    let mut remote = remote;
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(remote.child.id() as i32, libc::SIGTERM) };
+    let status = remote.child.wait().unwrap();
+    assert!(status.success(), "the server exited with {status}");
     // The cluster gone: the server's trouble (503), not the request's.
     let gone = Server::start(&["--backend", "opensearch", "--opensearch-index", "t-quantemp"]);
     cluster_script(&["stop"]);
