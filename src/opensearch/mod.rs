@@ -42,7 +42,8 @@
 //! (ids are the documents' own, so re-sending one overwrites it) and records its progress in the
 //! mapping's `_meta`, so an interrupted load resumes where it stopped; once every document is in,
 //! merged and counted, one `_aliases` call moves `NAME` to it and the previous physical index is
-//! deleted. Searches never see a half-built index.
+//! deleted. Searches never see a half-built index. Each search resolves the alias by itself, so
+//! a batch that spans the swap may get some answers from each index, every one of them complete.
 //!
 //! Known difference: a document whose passage analyses to no term at all is counted by the
 //! embedded index's N and mean length and not by Lucene's; such documents can never match.
