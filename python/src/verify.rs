@@ -9,11 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use quantir::index::dense::models::EncoderOptions;
-use quantir::index::dense::Encoder;
-use quantir::plan::{ChatClient, LlmConfig};
-use quantir::verify::llm::{ContextPolicy, LlmVerifier};
-use quantir::verify::nli::NliVerifier;
-use quantir::verify::trained::TrainedVerifier;
+use quantir::plan::LlmConfig;
+use quantir::verify::llm::ContextPolicy;
+use quantir::verify::pipeline::{AbstainWith, Pipeline, VerifierSetup};
 use quantir::verify::{read_examples, score_outcomes, Label, LabelSet, VerifierSpec, VerifyExample};
 
 use crate::convert::json_to_py;
@@ -21,20 +19,15 @@ use crate::errors::OrRaise;
 use crate::index::model_roots;
 use crate::progress::PyProgress;
 
-enum Kind {
-    Trained { verifier: TrainedVerifier, encoder: Option<Encoder> },
-    Onnx(NliVerifier),
-    Llm(LlmConfig),
-}
-
 /// A verifier: `Verifier.load("verifiers/quantemp")` (from `quantir train-verifier`),
 /// `Verifier.load("onnx:DIR")` (a sequence-classification ONNX model with
 /// quantir-verifier.json) or `Verifier.load("llm:MODEL", llm_url=...)` (an OpenAI-compatible
 /// chat API). Predictions release the GIL.
 #[pyclass(frozen, module = "quantir._quantir")]
 pub struct Verifier {
-    kind: Kind,
-    spec: String,
+    /// The pipeline, opened once; each call gives its own top, labels and abstention.
+    pipeline: Pipeline,
+    name: String,
 }
 
 /// Evidence texts: a list of `str` (or one `str`).
@@ -97,48 +90,42 @@ impl Verifier {
             Err(_) if std::path::Path::new(spec).join("quantir-verifier.json").is_file() => VerifierSpec::Onnx(spec.into()),
             Err(e) => return Err(PyValueError::new_err(format!("{e}, or a folder holding verifier.json or quantir-verifier.json"))),
         };
-        let roots = model_roots(py);
-        let options = EncoderOptions { model: dense, runtime: ort_lib.clone(), ..EncoderOptions::default() };
-        let kind = match parsed {
-            VerifierSpec::Trained(dir) => py
-                .detach(|| -> quantir::Result<Kind> {
-                    let verifier = TrainedVerifier::load(&dir)?;
-                    let encoder = match &verifier.encoder_dir {
-                        Some(model) => options.encoder(Some(model), &roots)?,
-                        None => None,
-                    };
-                    Ok(Kind::Trained { verifier, encoder })
-                })
-                .or_raise()?,
-            VerifierSpec::Onnx(dir) => {
-                let runtime = quantir::index::dense::models::find_runtime(ort_lib.as_deref(), &roots).or_raise()?;
-                Kind::Onnx(py.detach(|| NliVerifier::open(&dir, &runtime, 3)).or_raise()?)
-            }
+        let llm = match &parsed {
             VerifierSpec::Llm(model) => {
                 let url = llm_url.or_else(|| std::env::var("QUANTIR_LLM_URL").ok()).ok_or_else(|| PyValueError::new_err("an llm: verifier needs llm_url= (or QUANTIR_LLM_URL)"))?;
-                Kind::Llm(LlmConfig { api_key: llm_key.or_else(|| std::env::var("OPENAI_API_KEY").ok()), ..LlmConfig::new(url, model) })
+                Some(LlmConfig { api_key: llm_key.or_else(|| std::env::var("OPENAI_API_KEY").ok()), ..LlmConfig::new(url, model.clone()) })
             }
+            _ => None,
         };
-        Ok(Verifier { kind, spec: spec.to_string() })
+        let setup = VerifierSetup { encoder: EncoderOptions { model: dense, runtime: ort_lib, ..EncoderOptions::default() }, roots: model_roots(py), llm, context: ContextPolicy::default(), top: 3, labels: LabelSet::default() };
+        let pipeline = py.detach(|| Pipeline::open(&parsed, &setup, &AbstainWith::Off)).or_raise()?;
+        Ok(Verifier { pipeline, name: spec.to_string() })
     }
 
     fn __repr__(&self) -> String {
-        format!("Verifier({:?})", self.spec)
+        format!("Verifier({:?})", self.name)
     }
 
     /// Verdicts for `claims` with their `evidence` (see the module doc of `quantir`): a list of
-    /// `{"id", "label", "confidence", "evidence"}`, as `quantir verify` writes them. `top`
-    /// evidence texts are read per claim; `labels` ("true,false" for a binary task) restricts the
-    /// verdicts.
-    #[pyo3(signature = (claims, evidence=None, *, top=3, labels=None, progress=None))]
-    fn predict<'py>(&self, py: Python<'py>, claims: &Bound<'py, PyAny>, evidence: Option<&Bound<'py, PyDict>>, top: usize, labels: Option<&str>, progress: Option<&Bound<'_, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+    /// `{"id", "label", "confidence", "evidence", "comparisons"}`, as `quantir verify` writes
+    /// them, through the same pipeline. `top` evidence texts are read per claim; `labels`
+    /// ("true,false" for a binary task) restricts the verdicts; `abstain=True` withholds verdicts
+    /// (Not Enough Info, with "verdict", "relevance" and "abstained") by the trained verifier's
+    /// rule, or by `abstention_rule` (a trained verifier's folder or its abstention.json).
+    #[pyo3(signature = (claims, evidence=None, *, top=3, labels=None, abstain=false, abstention_rule=None, progress=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn predict<'py>(&self, py: Python<'py>, claims: &Bound<'py, PyAny>, evidence: Option<&Bound<'py, PyDict>>, top: usize, labels: Option<&str>, abstain: bool, abstention_rule: Option<PathBuf>, progress: Option<&Bound<'_, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
         let examples = examples(claims, evidence)?;
         let labels = self::labels(labels)?;
+        let abstain = match (abstain, abstention_rule) {
+            (_, Some(path)) => AbstainWith::Rule(path),
+            (true, None) => AbstainWith::Own,
+            (false, None) => AbstainWith::Off,
+        };
         let reporter = PyProgress::from_arg(progress)?;
-        let result = py.detach(|| match &self.kind {
-            Kind::Trained { verifier, encoder } => verifier.predict(&examples, encoder.as_ref(), top.min(verifier.top.max(1)), labels, &reporter),
-            Kind::Onnx(verifier) => verifier.predict(&examples, labels, &reporter),
-            Kind::Llm(config) => LlmVerifier::new(ChatClient::new(config.clone())?, top, labels, ContextPolicy::default()).predict(&examples, &reporter),
+        let result = py.detach(|| -> quantir::Result<Vec<quantir::verify::Prediction>> {
+            let rule = Pipeline::rule(&self.pipeline.verifier, &abstain, labels)?;
+            self.pipeline.verify_with(&examples, top, labels, rule.as_ref(), &reporter)
         });
         let predictions = reporter.finish_with(result.or_raise())?;
         let json = serde_json::to_value(&predictions).map_err(|e| PyValueError::new_err(e.to_string()))?;

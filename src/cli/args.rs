@@ -206,11 +206,6 @@ impl DenseArgs {
         }
     }
 
-    /// The ONNX Runtime library (`quantir::index::dense::models` for the search order).
-    pub fn runtime(&self) -> quantir::Result<PathBuf> {
-        super::models::find_runtime(self.ort_lib.as_deref())
-    }
-
     /// Loads the encoder from `--dense`, or from `fallback` (a folder an index or a verifier
     /// records, looked for by name where it is not found as recorded).
     pub fn encoder(&self, fallback: Option<&std::path::Path>) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
@@ -225,15 +220,6 @@ impl DenseArgs {
     /// The encoder for dense retrieval or dense MMR over `index` (`EncoderOptions::retrieval_encoder`).
     pub fn retrieval_encoder(&self, index: &quantir::index::Index) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
         self.options().retrieval_encoder(index, &super::models::roots())
-    }
-
-    /// The encoder a trained verifier reads with (`--dense` overriding the folder it recorded),
-    /// or none when its features need none.
-    pub fn verifier_encoder(&self, verifier: &quantir::verify::trained::TrainedVerifier) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
-        match &verifier.encoder_dir {
-            Some(dir) => self.encoder(Some(dir)),
-            None => Ok(None),
-        }
     }
 }
 

@@ -1,9 +1,9 @@
 //! The process's side of the model search (`quantir::index::dense::models`): the environment
 //! variables and the running binary, read here because the library reads neither.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use quantir::index::dense::models::{self, ModelEnv};
+use quantir::index::dense::models::ModelEnv;
 
 pub use quantir::index::dense::models::DEFAULT_MODEL;
 
@@ -16,9 +16,4 @@ fn env() -> ModelEnv {
 /// The model folders searched after a flag, in order.
 pub fn roots() -> Vec<PathBuf> {
     env().roots()
-}
-
-/// ONNX Runtime: the flag's path, or the first one found under the model folders.
-pub fn find_runtime(flag: Option<&Path>) -> quantir::Result<PathBuf> {
-    models::find_runtime(flag, &roots())
 }

@@ -37,11 +37,19 @@ pub struct ServeArgs {
     /// Seconds the requests in flight get to finish after SIGTERM before the rest are closed
     #[arg(long, default_value_t = Limits::default().grace.as_secs_f64(), value_parser = seconds, value_name = "S")]
     grace: f64,
-    /// A verifier for POST /api/verify: trained:DIR (from quantir train-verifier)
+    /// A verifier for POST /api/verify and the page: trained:DIR (from quantir train-verifier),
+    /// onnx:DIR or llm:MODEL; it abstains by default (--no-abstain to always give a verdict)
     #[arg(long, value_name = "V")]
     verifier: Option<quantir::verify::VerifierSpec>,
+    /// Hits the verifier reads (and POST /api/verify's default k)
+    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100), value_name = "N")]
+    verify_top: usize,
+    #[command(flatten)]
+    abstain: super::verify::AbstainArgs,
     #[command(flatten)]
     dense: super::args::DenseArgs,
+    #[command(flatten)]
+    llm: super::args::LlmArgs,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -61,12 +69,17 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let verifier = match &args.verifier {
         None => None,
-        Some(quantir::verify::VerifierSpec::Trained(dir)) => {
-            let verifier = quantir::verify::trained::TrainedVerifier::load(dir)?;
-            let encoder = args.dense.verifier_encoder(&verifier)?;
-            Some((verifier, encoder))
+        Some(spec) => {
+            let setup = quantir::verify::pipeline::VerifierSetup {
+                encoder: args.dense.options(),
+                roots: super::models::roots(),
+                llm: super::verify::llm_config(spec, &args.llm)?,
+                context: quantir::verify::llm::ContextPolicy::default(),
+                top: args.verify_top,
+                labels: quantir::verify::LabelSet::default(),
+            };
+            Some(quantir::verify::pipeline::Pipeline::open(spec, &setup, &args.abstain.with(true))?)
         }
-        Some(other) => anyhow::bail!("serve --verifier takes trained:DIR; {other:?} is not served yet"),
     };
     // Dense and hybrid requests need the query encoder: the one the index was built with.
     let encoder = match &index {

@@ -9,11 +9,13 @@ use quantir::corpus::{load_claims, Format};
 use quantir::eval::paired_t_test;
 use quantir::index::Index;
 use quantir::trec::Run;
-use quantir::verify::trained::{cross_validate, prepare, FeatureGroups, LinearConfig, TrainConfig, TrainedVerifier};
+use quantir::verify::calibrate;
+use quantir::verify::pipeline::{examples_from_run, AbstainWith, Pipeline, VerifierSetup, ABSTENTION_FILE};
+use quantir::verify::trained::{cross_validate, FeatureGroups, LinearConfig, TrainConfig, TrainedVerifier, TrainingSet};
 use quantir::verify::agent::{DatabaseAgent, MAX_TOOL_CALLS};
 use quantir::verify::llm::{ContextPolicy, TableStyle};
 use quantir::verify::sql::{DatabaseSource, SqlLimits};
-use quantir::verify::{fold_macro_f1, nei_categories, read_evidence, read_examples, read_gold, read_predictions, score_outcomes, Gold, Label, LabelSet, ToolCallStats, VerifierSpec, VerifyExample, VerifyScores};
+use quantir::verify::{fold_macro_f1, nei_categories, read_evidence, read_examples, read_gold, read_predictions, score_outcomes, Gold, Label, LabelSet, Prediction, ToolCallStats, VerifierSpec, VerifyExample, VerifyScores};
 
 use super::args::DenseArgs;
 use super::progress::Bar;
@@ -51,6 +53,15 @@ pub struct TrainArgs {
     /// Seed of the fold shuffle
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Keep the model's own probabilities (no temperature fitted)
+    #[arg(long)]
+    no_calibrate: bool,
+    /// Fit no abstention rule (abstention.json)
+    #[arg(long)]
+    no_abstain: bool,
+    /// Folds of the inner cross-validation that fits the temperature and the abstention rule
+    #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100))]
+    inner_folds: usize,
     #[command(flatten)]
     dense: DenseArgs,
 }
@@ -67,22 +78,75 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         groups: args.features,
         evidence_weight: args.evidence_weight,
         linear: LinearConfig { epochs: args.epochs, c: args.c, ..Default::default() },
+        calibrate: !args.no_calibrate,
+        abstain: !args.no_abstain,
+        inner_folds: args.inner_folds,
     };
     let started = std::time::Instant::now();
-    let inputs = prepare(&examples, encoder.as_ref(), config.groups, config.with_evidence, config.top, &Bar::default())?;
+    let set = TrainingSet::prepare(examples, encoder.as_ref(), &config, &Bar::default())?;
     let encoded = started.elapsed().as_secs_f64();
     std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
     if args.folds > 0 {
-        let report = cross_validate(&examples, &inputs, &config, &Bar::default())?;
+        let report = cross_validate(&set, &config, &Bar::default())?;
         super::write_jsonl(&args.output.join("cv_predictions.jsonl"), &report.predictions)?;
-        std::fs::write(args.output.join("cv_scores.json"), serde_json::to_string_pretty(&report.scores)?)?;
-        println!("{}-fold cross-validation over {} claims ({}):", args.folds, examples.len(), if config.with_evidence { format!("claim + top-{} evidence", args.top) } else { "claim only".into() });
+        super::write_jsonl(&args.output.join("cv_predictions_uncalibrated.jsonl"), &report.uncalibrated)?;
+        if !report.swapped.is_empty() {
+            super::write_jsonl(&args.output.join("cv_swapped_predictions.jsonl"), &report.swapped)?;
+            super::write_jsonl(&args.output.join("cv_retrieved_negatives_predictions.jsonl"), &report.negatives)?;
+        }
+        let gold: Vec<Label> = set.examples.iter().map(|e| e.label.expect("training claims are labelled")).collect();
+        let judged = |p: &[Prediction]| -> Vec<(Label, Prediction)> { gold.iter().copied().zip(p.iter().cloned()).collect() };
+        let (own, raw) = (judged(&report.predictions), judged(&report.uncalibrated));
+        let selective = calibrate::selective(&own.iter().map(|(g, p)| (*g, p)).collect::<Vec<_>>());
+        let uncalibrated = calibrate::selective(&raw.iter().map(|(g, p)| (*g, p)).collect::<Vec<_>>());
+        let nei_rate = |p: &[Prediction]| p.iter().filter(|p| p.label == Label::NotEnoughInfo).count() as f64 / p.len().max(1) as f64;
+        let mut json = serde_json::to_value(&report.scores)?;
+        json["calibration"] = serde_json::json!({"ece_before": uncalibrated.ece, "ece_after": selective.ece, "temperatures": report.folds.iter().map(|f| f.0).collect::<Vec<_>>()});
+        if config.abstain {
+            json["abstention"] = serde_json::json!({
+                "coverage": selective.coverage,
+                "nei_rate_own_evidence": nei_rate(&report.predictions),
+                "nei_rate_swapped_evidence": nei_rate(&report.swapped),
+                "nei_rate_retrieved_negatives": nei_rate(&report.negatives),
+                "four_way": score_outcomes(&own.iter().map(|(g, p)| (*g, Some(p.label))).collect::<Vec<_>>()),
+                "answered": selective.answered,
+                "thresholds": report.folds.iter().map(|f| f.1).collect::<Vec<_>>(),
+            });
+        }
+        json["risk_coverage"] = serde_json::to_value(&selective.curve)?;
+        std::fs::write(args.output.join("cv_scores.json"), serde_json::to_string_pretty(&json)?)?;
+        println!("{}-fold cross-validation over {} claims ({}):", args.folds, set.examples.len(), if config.with_evidence { format!("claim + top-{} evidence", args.top) } else { "claim only".into() });
         print_scores(&report.scores);
+        println!("calibration  ECE {:.4} before, {:.4} after{}", uncalibrated.ece, selective.ece, if config.calibrate { "" } else { " (not calibrated)" });
+        print_selective(&selective);
+        if config.abstain {
+            println!("swapped      Not Enough Info for {:.1}% of the claims with their own evidence, {:.1}% with a random other claim's, {:.1}% with other claims' texts retrieved for it", 100.0 * nei_rate(&report.predictions), 100.0 * nei_rate(&report.swapped), 100.0 * nei_rate(&report.negatives));
+        }
     }
-    let verifier = TrainedVerifier::train(&examples, &inputs, encoder.as_ref(), &config)?;
+    let (verifier, rule) = TrainedVerifier::train(&set, encoder.as_ref(), &config)?;
     verifier.save(&args.output)?;
-    eprintln!("trained on {} claims in {:.1} s ({:.1} s preparing inputs) into {}", examples.len(), started.elapsed().as_secs_f64(), encoded, args.output.display());
+    let rule_path = args.output.join(ABSTENTION_FILE);
+    match &rule {
+        Some(rule) => quantir::io::write_replacing(&rule_path, serde_json::to_string_pretty(rule)?.as_bytes())?,
+        None if rule_path.exists() => std::fs::remove_file(&rule_path).with_context(|| format!("removing the previous {}", rule_path.display()))?,
+        None => {}
+    }
+    if let Some(rule) = &rule {
+        eprintln!("abstention rule: Not Enough Info below relevance {:.3} or confidence {:.2} (held-out 4-way macro-F1 {:.4})", rule.min_relevance, rule.min_confidence, rule.macro_f1);
+    }
+    eprintln!("trained on {} claims in {:.1} s ({:.1} s preparing inputs) into {}", set.examples.len(), started.elapsed().as_secs_f64(), encoded, args.output.display());
     Ok(())
+}
+
+/// Coverage, the verdicts given and the risk–coverage points at 80% and 50%.
+fn print_selective(s: &calibrate::SelectiveReport) {
+    if s.withheld > 0 {
+        let answered = s.answered.as_ref().map_or(String::from("none given"), |a| format!("accuracy {:.4}, macro_f1 {:.4}", a.accuracy, a.macro_f1));
+        println!("abstention   coverage {:.4} ({} withheld as Not Enough Info); verdicts given: {answered}", s.coverage, s.withheld);
+    }
+    for point in s.curve.iter().filter(|p| [0.8, 0.5].iter().any(|c| (p.coverage - c).abs() < 0.01)) {
+        println!("selective    at coverage {:.2} (confidence >= {:.3}): accuracy {:.4}, macro_f1 {:.4}", point.coverage, point.threshold, point.scores.accuracy, point.scores.macro_f1);
+    }
 }
 
 fn print_scores(s: &VerifyScores) {
@@ -152,6 +216,8 @@ pub struct VerifyArgs {
     #[arg(long, default_value_t = SqlLimits::default().max_rows, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000), value_name = "N")]
     sql_rows: usize,
     #[command(flatten)]
+    abstain: AbstainArgs,
+    #[command(flatten)]
     dense: DenseArgs,
     #[command(flatten)]
     llm: super::args::LlmArgs,
@@ -196,49 +262,61 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let examples = examples_for(&args)?;
-    let predictions = match &args.verifier {
-        VerifierSpec::Llm(model) => {
-            let config = args.llm.config(Some(model)).context("an llm: verifier needs --llm-url (or QUANTIR_LLM_URL)")?;
-            let context = ContextPolicy { max_tokens: args.context_tokens, tables: args.tables };
-            let verifier = quantir::verify::llm::LlmVerifier::new(quantir::plan::ChatClient::new(config)?, args.top, labels, context);
-            let predictions = verifier.predict(&examples, &Bar::default())?;
-            let unparsed = verifier.unparsed.load(std::sync::atomic::Ordering::Relaxed);
-            if unparsed > 0 {
-                eprintln!("{unparsed} claims got two malformed answers: predicted {} with confidence 0", labels.fallback().name());
-            }
-            predictions
+    let setup = VerifierSetup { encoder: args.dense.options(), roots: super::models::roots(), llm: llm_config(&args.verifier, &args.llm)?, context: ContextPolicy { max_tokens: args.context_tokens, tables: args.tables }, top: args.top, labels };
+    let pipeline = Pipeline::open(&args.verifier, &setup, &args.abstain.with(false))?;
+    let predictions = pipeline.verify(&examples, &Bar::default())?;
+    if let quantir::verify::pipeline::Verifier::Llm(v) = &pipeline.verifier {
+        let unparsed = v.unparsed.load(std::sync::atomic::Ordering::Relaxed);
+        if unparsed > 0 {
+            eprintln!("{unparsed} claims got two malformed answers: predicted {} with confidence 0", labels.fallback().name());
         }
-        VerifierSpec::Onnx(dir) => {
-            let verifier = quantir::verify::nli::NliVerifier::open(dir, &args.dense.runtime()?, args.top)?;
-            verifier.predict(&examples, labels, &Bar::default())?
-        }
-        VerifierSpec::Trained(dir) => {
-            let verifier = TrainedVerifier::load(dir)?;
-            let encoder = args.dense.verifier_encoder(&verifier)?;
-            verifier.predict(&examples, encoder.as_ref(), args.top.min(verifier.top.max(1)), labels, &Bar::default())?
-        }
-    };
+    }
     super::write_jsonl(&args.output, &predictions)?;
-    eprintln!("verified {} claims into {}", predictions.len(), args.output.display());
+    let withheld = predictions.iter().filter(|p| p.abstained.is_some()).count();
+    eprintln!("verified {} claims into {}{}", predictions.len(), args.output.display(), if pipeline.abstention.is_some() { format!(" ({withheld} withheld as Not Enough Info)") } else { String::new() });
     Ok(())
+}
+
+/// The chat API an `llm:` verifier asks (none for the others).
+pub fn llm_config(spec: &VerifierSpec, llm: &super::args::LlmArgs) -> anyhow::Result<Option<quantir::plan::LlmConfig>> {
+    match spec {
+        VerifierSpec::Llm(model) => Ok(Some(llm.config(Some(model)).context("an llm: verifier needs --llm-url (or QUANTIR_LLM_URL)")?)),
+        _ => Ok(None),
+    }
+}
+
+/// `--abstain`, `--no-abstain` and `--abstention-rule`.
+#[derive(Debug, Args)]
+pub struct AbstainArgs {
+    /// Answer Not Enough Info when the evidence does not bear on the claim or the verifier is
+    /// unsure, by the trained verifier's own rule (DIR/abstention.json) or --abstention-rule's
+    #[arg(long, conflicts_with = "no_abstain")]
+    abstain: bool,
+    /// Always give a verdict
+    #[arg(long)]
+    no_abstain: bool,
+    /// The abstention rule to use (a trained verifier's folder or its abstention.json): how an
+    /// onnx: or llm: verifier abstains
+    #[arg(long, value_name = "PATH")]
+    abstention_rule: Option<PathBuf>,
+}
+
+impl AbstainArgs {
+    /// How to abstain, `default_on` when neither --abstain nor --no-abstain is given.
+    pub fn with(&self, default_on: bool) -> AbstainWith {
+        match (&self.abstention_rule, self.abstain || (default_on && !self.no_abstain)) {
+            _ if self.no_abstain => AbstainWith::Off,
+            (Some(path), _) => AbstainWith::Rule(path.clone()),
+            (None, true) => AbstainWith::Own,
+            (None, false) => AbstainWith::Off,
+        }
+    }
 }
 
 /// The claims and their evidence: from a run and its index, or given with the claims.
 fn examples_for(args: &VerifyArgs) -> anyhow::Result<Vec<VerifyExample>> {
     let examples: Vec<VerifyExample> = match (&args.run, &args.index) {
-        (Some(run), Some(index)) => {
-            let index = Index::open(index)?;
-            let run = Run::read_trec(run)?;
-            let by_qid: HashMap<&str, Vec<&str>> = run.queries.iter().map(|l| (l.qid.as_str(), l.docs.iter().take(args.top).map(|d| d.docid.as_str()).collect())).collect();
-            let claims = load_claims(&args.claims, Format::Auto, None)?;
-            claims
-                .iter()
-                .map(|c| {
-                    let evidence = by_qid.get(c.id.as_str()).into_iter().flatten().filter_map(|id| index.rank_of(id)).map(|r| index.stored_by_rank(r).map(|d| quantir::corpus::passage(&d.title, &d.text))).collect::<Result<Vec<_>, _>>()?;
-                    Ok(VerifyExample::new(c.id.clone(), c.text.clone(), evidence, None))
-                })
-                .collect::<quantir::Result<_>>()?
-        }
+        (Some(run), Some(index)) => examples_from_run(&Index::open(index)?, &Run::read_trec(run)?, &load_claims(&args.claims, Format::Auto, None)?, args.top)?,
         _ => match &args.evidence {
             Some(path) => {
                 let given = read_evidence(path)?;
@@ -276,6 +354,10 @@ pub struct VerifyEvalArgs {
     /// prediction for a claim with no gold label, is an error
     #[arg(long)]
     allow_missing: bool,
+    /// Write the reliability diagram (reliability.png, .csv) and the risk–coverage curve
+    /// (risk_coverage.png, .csv) here
+    #[arg(long, value_name = "DIR")]
+    plots: Option<PathBuf>,
     /// Print JSON
     #[arg(long)]
     json: bool,
@@ -294,8 +376,9 @@ struct Coverage {
     extra: usize,
 }
 
-/// A claim's gold label, its predicted label (none for a failed run) and its tool calls.
-type Judged = (String, Gold, Option<Label>, Option<usize>);
+/// A claim's gold label, its predicted label (none for a failed run) and its tool calls, and the
+/// prediction.
+type Judged = (String, Gold, Option<Label>, Option<usize>, Prediction);
 
 fn pairs(gold: &HashMap<String, Gold>, pred: &PathBuf, allow_missing: bool) -> anyhow::Result<(Vec<Judged>, Coverage)> {
     let predictions = read_predictions(pred)?;
@@ -309,7 +392,7 @@ fn pairs(gold: &HashMap<String, Gold>, pred: &PathBuf, allow_missing: bool) -> a
             continue;
         };
         let label = if p.failure.is_some() { None } else { Some(p.label) };
-        out.push((p.id, *g, label, p.tool_calls));
+        out.push((p.id.clone(), *g, label, p.tool_calls, p));
     }
     let missing: Vec<&String> = gold.keys().filter(|id| !seen.contains(*id)).collect();
     let coverage = Coverage { gold: gold.len(), predicted: out.len(), missing: missing.len(), extra: extra.len() };
@@ -333,17 +416,22 @@ fn pairs(gold: &HashMap<String, Gold>, pred: &PathBuf, allow_missing: bool) -> a
 pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
     let gold = read_gold(&args.gold)?;
     let (a, coverage) = pairs(&gold, &args.pred, args.allow_missing)?;
-    let outcomes = |v: &[Judged]| v.iter().map(|(_, g, p, _)| (g.label, *p)).collect::<Vec<_>>();
+    let outcomes = |v: &[Judged]| v.iter().map(|(_, g, p, _, _)| (g.label, *p)).collect::<Vec<_>>();
     let scores = score_outcomes(&outcomes(&a));
     let mut json = serde_json::to_value(&scores)?;
     json["coverage"] = serde_json::to_value(&coverage)?;
-    let categories = nei_categories(&a.iter().map(|(_, g, p, _)| (*g, *p)).collect::<Vec<_>>());
+    let categories = nei_categories(&a.iter().map(|(_, g, p, _, _)| (*g, *p)).collect::<Vec<_>>());
     if !categories.is_empty() {
         json["nei_categories"] = serde_json::to_value(&categories)?;
     }
     let calls = ToolCallStats::of(a.iter().filter_map(|x| x.3));
     if let Some(calls) = &calls {
         json["tool_calls"] = serde_json::to_value(calls)?;
+    }
+    let selective = calibrate::selective(&a.iter().filter(|x| x.2.is_some()).map(|x| (x.1.label, &x.4)).collect::<Vec<_>>());
+    json["selective"] = serde_json::to_value(&selective)?;
+    if let Some(dir) = &args.plots {
+        write_plots(dir, &args.pred, &selective)?;
     }
     if let (Some(b), Some(folds)) = (&args.pred_b, args.folds) {
         let (b, _) = pairs(&gold, b, args.allow_missing)?;
@@ -363,6 +451,12 @@ pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
     }
     print_scores(&scores);
     println!("coverage     {} of {} gold claims predicted ({} missing, {} extra)", coverage.predicted, coverage.gold, coverage.missing, coverage.extra);
+    if selective.withheld > 0 {
+        let v = &selective.verdicts;
+        println!("full verdicts accuracy {:.4} macro_f1 {:.4} weighted_f1 {:.4} (the withheld verdicts given)", v.accuracy, v.macro_f1, v.weighted_f1);
+    }
+    println!("calibration  ECE {:.4} ({} bins)", selective.ece, calibrate::BINS);
+    print_selective(&selective);
     for (category, c) in &categories {
         let predicted: Vec<String> = c.predicted.iter().map(|(label, n)| format!("{label} {n}")).collect();
         println!("not enough info, {:<15} claims {} recall {:.4} (predicted: {})", category.name(), c.claims, c.recall, predicted.join(", "));
@@ -370,5 +464,27 @@ pub fn eval(args: VerifyEvalArgs) -> anyhow::Result<()> {
     if let Some(c) = calls {
         println!("tool calls   {:.2} a claim (max {}, {} in all, over {} claims)", c.mean, c.max, c.total, c.claims);
     }
+    Ok(())
+}
+
+/// The reliability diagram and the risk–coverage curve of `pred`, as PNG and CSV, into `dir`.
+fn write_plots(dir: &std::path::Path, pred: &std::path::Path, s: &calibrate::SelectiveReport) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = pred.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    quantir::verify::plot::reliability_png(&dir.join("reliability.png"), &format!("Reliability of {name}: ECE {:.3}", s.ece), &[("verdicts", &s.reliability)])?;
+    quantir::verify::plot::risk_coverage_png(&dir.join("risk_coverage.png"), &format!("Risk–coverage of {name}"), &s.curve)?;
+    let mut csv = csv::Writer::from_path(dir.join("reliability.csv")).with_context(|| format!("writing {}", dir.join("reliability.csv").display()))?;
+    csv.write_record(["low", "high", "count", "confidence", "accuracy"])?;
+    for b in &s.reliability {
+        csv.write_record([b.low.to_string(), b.high.to_string(), b.count.to_string(), b.confidence.to_string(), b.accuracy.to_string()])?;
+    }
+    csv.flush()?;
+    let mut csv = csv::Writer::from_path(dir.join("risk_coverage.csv")).with_context(|| format!("writing {}", dir.join("risk_coverage.csv").display()))?;
+    csv.write_record(["coverage", "kept", "threshold", "accuracy", "macro_f1", "weighted_f1"])?;
+    for p in &s.curve {
+        csv.write_record([p.coverage.to_string(), p.kept.to_string(), p.threshold.to_string(), p.scores.accuracy.to_string(), p.scores.macro_f1.to_string(), p.scores.weighted_f1.to_string()])?;
+    }
+    csv.flush()?;
+    eprintln!("wrote reliability.png, reliability.csv, risk_coverage.png and risk_coverage.csv into {}", dir.display());
     Ok(())
 }

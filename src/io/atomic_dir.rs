@@ -29,6 +29,15 @@ pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
     file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| Error::io(path, e))
 }
 
+/// Replaces the file `path` with `bytes` through `.NAME.tmp` beside it and a rename, so an
+/// interrupted write leaves the previous file whole.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path.file_name().map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    write_synced(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+}
+
 impl AtomicDir {
     /// Starts a new staging folder for `target`, clearing staging folders that crashed builds left.
     pub fn create(target: &Path) -> Result<Self> {

@@ -6,7 +6,7 @@
 mod atomic_dir;
 mod text;
 
-pub use atomic_dir::{write_synced, AtomicDir};
+pub use atomic_dir::{write_replacing, write_synced, AtomicDir};
 pub use text::{json_error, position_at, read_utf8, strip_bom, JsonlLines, MappedText, Positions, Record};
 
 /// Where long jobs report how far they are. The library never draws: the CLI implements this

@@ -11,6 +11,8 @@ use axum::Json;
 
 use super::AppState;
 use crate::analysis::{number_spans, NumberSpan};
+use crate::verify::calibrate::ConfidenceLevel;
+use crate::verify::quantity::{compare, quantities, Comparison};
 use crate::corpus::{Claim, PubDate};
 use crate::error::Error;
 use crate::engine::{evidence_for_claim, EvidenceHit, PlanRunConfig, RunConfig};
@@ -235,6 +237,9 @@ pub struct ApiHit {
     pub hit: EvidenceHit,
     /// Numbers of the claim that appear in `text`, as character offsets into `text`.
     pub highlights: Vec<NumberSpan>,
+    /// The claim's quantities beside this hit's (`verify::quantity`; `passage` is the hit's
+    /// position).
+    pub comparisons: Vec<Comparison>,
 }
 
 /// The answer to `POST /api/search`.
@@ -272,12 +277,15 @@ pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchRespons
         other => ApiError::new(422, None, other.to_string()),
     })?;
     let claim_numbers: std::collections::HashSet<String> = number_spans(&request.claim.text).into_iter().map(|s| s.value).collect();
+    let claim_quantities = quantities(&request.claim.text);
     let hits = evidence
         .hits
         .into_iter()
-        .map(|hit| {
+        .enumerate()
+        .map(|(i, hit)| {
             let highlights = number_spans(&hit.evidence.text).into_iter().filter(|s| claim_numbers.contains(&s.value)).collect();
-            ApiHit { hit, highlights }
+            let comparisons = compare(&claim_quantities, &[quantities(&crate::corpus::passage(&hit.evidence.title, &hit.evidence.text))]).into_iter().map(|c| Comparison { passage: i, ..c }).collect();
+            ApiHit { hit, highlights, comparisons }
         })
         .collect();
     Ok(SearchResponse { id: request.id, subqueries: evidence.plan.subqueries, hits, took_ms: started.elapsed().as_secs_f64() * 1e3 })
@@ -303,11 +311,24 @@ pub struct VerifyResponse {
     /// The request's id, if it had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    /// True, False or Conflicting.
+    /// True, False, Conflicting, or Not Enough Info when the verdict is withheld.
     pub label: crate::verify::Label,
-    /// The verifier's probability for it.
+    /// The verifier's probability for its verdict (the withheld one, when withheld).
     pub confidence: f64,
-    /// The evidence it read (the top hits), best first.
+    /// `confidence` in words: low, moderate or high (`verify::calibrate::ConfidenceLevel`).
+    pub confidence_level: ConfidenceLevel,
+    /// The verdict withheld or given, when the server abstains.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::verify::Label>,
+    /// The probability that the evidence read bears on the claim, when the server abstains.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<f64>,
+    /// Why the verdict was withheld: "evidence" or "confidence".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abstained: Option<crate::verify::abstain::Abstention>,
+    /// How many of the hits, from the first, the verifier read.
+    pub read: usize,
+    /// The hits, best first, each with its comparisons.
     pub evidence: Vec<ApiHit>,
     /// The sub-queries run.
     pub subqueries: Vec<SubQuery>,
@@ -316,27 +337,38 @@ pub struct VerifyResponse {
 }
 
 pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Result<Json<VerifyResponse>, ApiError> {
-    if state.verifier.is_none() {
+    let Some(top) = state.verifier.as_ref().map(|p| p.top) else {
         return Err(ApiError::new(404, None, "POST /api/verify needs a verifier: start the server with --verifier trained:DIR"));
-    }
+    };
     let bytes = read_body(body, state.limits.search_body_bytes).await?;
     let mut request = parse_search_request(&bytes, &state.limits)?;
-    request.k = Some(request.k.unwrap_or(3));
+    request.k = Some(request.k.unwrap_or(top));
     let request = request.checked();
     let response = tokio::task::spawn_blocking(move || -> Result<VerifyResponse, ApiError> {
         let started = Instant::now();
         let claim = request.claim.text.clone();
         let search = answer(&state, request)?;
-        let (verifier, encoder) = state.verifier.as_ref().expect("checked above");
+        let pipeline = state.verifier.as_ref().expect("checked above");
         let example = crate::verify::VerifyExample::new(
             search.id.clone().unwrap_or_default(),
             claim,
             search.hits.iter().map(|h| crate::corpus::passage(&h.hit.evidence.title, &h.hit.evidence.text)).collect(),
             None,
         );
-        let top = example.evidence.len().max(1);
-        let prediction = verifier.predict(std::slice::from_ref(&example), encoder.as_ref(), top, crate::verify::LabelSet::default(), &crate::io::NoProgress).map_err(|e| ApiError::new(422, None, e.to_string()))?.remove(0);
-        Ok(VerifyResponse { id: search.id, label: prediction.label, confidence: prediction.confidence, evidence: search.hits, subqueries: search.subqueries, took_ms: started.elapsed().as_secs_f64() * 1e3 })
+        let prediction = pipeline.verify(std::slice::from_ref(&example), &crate::io::NoProgress).map_err(|e| ApiError::new(422, None, e.to_string()))?.remove(0);
+        Ok(VerifyResponse {
+            id: search.id,
+            label: prediction.label,
+            confidence: prediction.confidence,
+            confidence_level: ConfidenceLevel::of(prediction.confidence),
+            verdict: prediction.verdict,
+            relevance: prediction.relevance,
+            abstained: prediction.abstained,
+            read: prediction.evidence.len(),
+            evidence: search.hits,
+            subqueries: search.subqueries,
+            took_ms: started.elapsed().as_secs_f64() * 1e3,
+        })
     })
     .await
     .map_err(|_| ApiError::new(503, None, "the verification was interrupted; try again"))??;
@@ -356,7 +388,7 @@ pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_jso
         "quantir_version": env!("CARGO_PKG_VERSION"),
         "analyzer_version": analyzer_version,
         "retrievers": if state.encoder.is_some() { serde_json::json!(["bm25", "dense", "hybrid"]) } else { serde_json::json!(["bm25"]) },
-        "verifier": state.verifier.as_ref().map(|(v, _)| serde_json::json!({"kind": "trained", "with_evidence": v.with_evidence, "top": v.top})),
+        "verifier": state.verifier.as_ref().map(|p| serde_json::json!({"kind": p.verifier.kind(), "top": p.top, "abstains": p.abstention.is_some()})),
     }))
 }
 

@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `GET /` | the web page for fact-checkers (`page.html`, shipped inside the binary) |
 //! | `POST /api/search` | one claim → sub-queries and evidence ([`SearchRequest`]) |
-//! | `POST /api/verify` | a search request → the verdict from its top `k` (default 3) hits, when the server has a verifier (`--verifier trained:DIR`; 404 otherwise) |
+//! | `POST /api/verify` | a search request → the verification pipeline's verdict (`verify::pipeline`: the top hits it reads, abstention, comparisons), when the server has a verifier (`--verifier`; 404 otherwise) |
 //! | `POST /api/batch` | JSONL of search requests in, JSONL of results streamed out, one line per line |
 //! | `GET /api/health` | liveness and what index is served |
 //! | `GET /api/openapi.json` | the OpenAPI 3 description of the above |
@@ -39,7 +39,7 @@ pub use api::{parse_search_request, ApiError, Limits, SearchRequest, SearchRespo
 
 use crate::index::dense::Encoder;
 use crate::index::Index;
-use crate::verify::trained::TrainedVerifier;
+use crate::verify::pipeline::Pipeline;
 
 /// The index a server answers from.
 #[derive(Debug)]
@@ -58,15 +58,15 @@ pub struct AppState {
     pub index: Served,
     /// Request limits.
     pub limits: Limits,
-    /// The verifier and its encoder (when its features need one), when the server has one.
-    pub verifier: Option<(TrainedVerifier, Option<Encoder>)>,
+    /// The verification pipeline, when the server has a verifier.
+    pub verifier: Option<Pipeline>,
     /// The query encoder for dense and hybrid retrieval, when the index has vectors.
     pub encoder: Option<Encoder>,
 }
 
 impl AppState {
     /// The state of a server of `index` with `limits`.
-    pub fn new(index: Served, limits: Limits, verifier: Option<(TrainedVerifier, Option<Encoder>)>, encoder: Option<Encoder>) -> AppState {
+    pub fn new(index: Served, limits: Limits, verifier: Option<Pipeline>, encoder: Option<Encoder>) -> AppState {
         AppState { slots: Arc::new(tokio::sync::Semaphore::new(limits.concurrency.max(1))), index, limits, verifier, encoder }
     }
 }

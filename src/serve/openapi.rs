@@ -18,9 +18,9 @@ fn document() -> serde_json::Value {
                 "responses": {"200": {"description": "sub-queries and hits", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}}}, "400": error, "413": error, "422": error}
             }},
             "/api/verify": {"post": {
-                "summary": "Verdict (True / False / Conflicting) for one claim from its top k hits (k defaults to 3); 404 when the server has no verifier",
+                "summary": "Verdict (True / False / Conflicting, or Not Enough Info when the server abstains) for one claim from its top hits (the server's --verify-top, 3 by default; k defaults to it); 404 when the server has no verifier",
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
-                "responses": {"200": {"description": "label, confidence, the evidence read, sub-queries", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/VerifyResponse"}}}}, "400": error, "404": error, "413": error, "422": error}
+                "responses": {"200": {"description": "label, confidence in number and words, the verdict withheld and why, the hits with their comparisons, sub-queries", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/VerifyResponse"}}}}, "400": error, "404": error, "413": error, "422": error}
             }},
             "/api/batch": {"post": {
                 "summary": "JSONL of SearchRequest in; JSONL out, one line per input line ({\"line\", ...SearchResponse} or {\"line\", \"error\"}), streamed",
@@ -50,14 +50,31 @@ fn document() -> serde_json::Value {
                 "id": {"type": "string"}, "score": {"type": "number"}, "date": {"type": "string", "nullable": true}, "title": {"type": "string"},
                 "text": {"type": "string"}, "url": {"type": "string", "nullable": true},
                 "from_subqueries": {"type": "array", "items": {"type": "integer"}},
-                "highlights": {"type": "array", "items": {"$ref": "#/components/schemas/Highlight"}}
+                "highlights": {"type": "array", "items": {"$ref": "#/components/schemas/Highlight"}},
+                "comparisons": {"type": "array", "items": {"$ref": "#/components/schemas/Comparison"}}
+            }},
+            "Quantity": {"type": "object", "properties": {
+                "text": {"type": "string"}, "start": {"type": "integer"}, "end": {"type": "integer"}, "value": {"type": "number", "description": "scaled: 1.5 billion is 1.5e9; a range's low end"},
+                "high": {"type": "number", "description": "a range's high end"},
+                "unit": {"type": "object", "properties": {"kind": {"type": "string", "enum": ["percent", "percentage_points", "currency", "rate", "year", "count"]}, "currency": {"type": "string", "enum": ["dollar", "euro", "pound", "yen", "rupee"]}, "per": {"type": "number"}}},
+                "approx": {"type": "string", "enum": ["exact", "about", "more_than", "at_least", "less_than", "at_most"]},
+                "year": {"type": "integer"}, "noun": {"type": "string"}
+            }},
+            "Comparison": {"type": "object", "description": "a quantity of the claim beside its best match in the hit (offsets into the hit's title and text as the verifier reads them)", "properties": {
+                "passage": {"type": "integer", "description": "the hit's position"}, "claim": {"$ref": "#/components/schemas/Quantity"}, "evidence": {"$ref": "#/components/schemas/Quantity"},
+                "relative_difference": {"type": "number", "nullable": true, "description": "(evidence - claim) / |claim|"}, "summary": {"type": "string"}
             }},
             "SearchResponse": {"type": "object", "properties": {
                 "id": {"type": "string"}, "subqueries": {"type": "array", "items": {"$ref": "#/components/schemas/SubQuery"}},
                 "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}}, "took_ms": {"type": "number"}
             }},
             "VerifyResponse": {"type": "object", "properties": {
-                "id": {"type": "string"}, "label": {"type": "string", "enum": ["True", "False", "Conflicting"]}, "confidence": {"type": "number"},
+                "id": {"type": "string"}, "label": {"type": "string", "enum": ["True", "False", "Conflicting", "Not Enough Info"]}, "confidence": {"type": "number", "description": "the verdict's probability (the withheld verdict's when withheld)"},
+                "confidence_level": {"type": "string", "enum": ["low", "moderate", "high"], "description": "below 0.5, below 0.75, from 0.75"},
+                "verdict": {"type": "string", "enum": ["True", "False", "Conflicting"], "description": "the verifier's verdict, withheld or given (when the server abstains)"},
+                "relevance": {"type": "number", "description": "probability that the evidence read bears on the claim (when the server abstains)"},
+                "abstained": {"type": "string", "enum": ["evidence", "confidence"], "description": "why the verdict was withheld"},
+                "read": {"type": "integer", "description": "hits the verifier read, from the first"},
                 "evidence": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
                 "subqueries": {"type": "array", "items": {"$ref": "#/components/schemas/SubQuery"}}, "took_ms": {"type": "number"}
             }},

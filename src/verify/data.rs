@@ -19,6 +19,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::table::{find_tables, FoundTable};
+use super::abstain::Abstention;
+use super::quantity::Comparison;
 use super::Label;
 use crate::error::{shorten, Error, Position, Result};
 use crate::io::{json_error, read_utf8, JsonlLines};
@@ -120,12 +122,41 @@ pub struct Prediction {
     /// `verify-eval` counts the claim wrong, as ClaimDB does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// The verifier's verdict when an abstention rule was applied (withheld or not); then
+    /// `confidence` is this verdict's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Label>,
+    /// The probability that the evidence bears on the claim (`abstain.rs`), when judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<f64>,
+    /// Why the verdict was withheld (then `label` is Not Enough Info).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abstained: Option<Abstention>,
+    /// The claim's quantities beside the evidence's (`quantity.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<Comparison>,
 }
 
 impl Prediction {
     /// A verdict from a verifier that reads evidence texts.
     pub fn verdict(id: impl Into<String>, label: Label, confidence: f64, evidence: Vec<String>) -> Prediction {
-        Prediction { id: id.into(), label, confidence, evidence, sql: Vec::new(), tool_calls: None, refused: Vec::new(), failure: None }
+        Prediction { id: id.into(), label, confidence, evidence, sql: Vec::new(), tool_calls: None, refused: Vec::new(), failure: None, verdict: None, relevance: None, abstained: None, comparisons: Vec::new() }
+    }
+
+    /// Applies an abstention decision: keeps the verdict in `verdict` and, when `abstained` is
+    /// set, says Not Enough Info.
+    pub fn abstain(&mut self, abstained: Option<Abstention>, relevance: f64) {
+        self.verdict = Some(self.verdict.unwrap_or(self.label));
+        self.relevance = Some(relevance);
+        self.abstained = abstained;
+        if abstained.is_some() {
+            self.label = Label::NotEnoughInfo;
+        }
+    }
+
+    /// The verdict at full coverage: the one withheld, if any, else the label.
+    pub fn full_verdict(&self) -> Label {
+        self.verdict.unwrap_or(self.label)
     }
 }
 
@@ -263,6 +294,12 @@ pub fn read_predictions(path: &Path) -> Result<Vec<Prediction>> {
             let mut prediction = Prediction::verdict(id, label, v["confidence"].as_f64().unwrap_or(1.0), Vec::new());
             prediction.tool_calls = v["tool_calls"].as_u64().map(|n| n as usize);
             prediction.failure = v["failure"].as_str().map(str::to_string);
+            prediction.verdict = label_of(path, record.at, "verdict", v.get("verdict"))?;
+            prediction.relevance = v["relevance"].as_f64();
+            prediction.abstained = match v.get("abstained") {
+                None | Some(serde_json::Value::Null) => None,
+                Some(a) => Some(serde_json::from_value(a.clone()).map_err(|_| Error::Parse { path: path.to_path_buf(), at: record.at, field: "abstained".into(), expected: "\"evidence\" or \"confidence\"".into(), found: shorten(&a.to_string()) })?),
+            };
             Ok(prediction)
         })
         .collect()

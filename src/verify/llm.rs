@@ -153,44 +153,43 @@ pub fn allowed_verdict(answer: &str, labels: LabelSet) -> Option<(Label, f64)> {
 /// The verifier.
 pub struct LlmVerifier {
     chat: ChatClient,
-    top: usize,
-    labels: LabelSet,
     context: ContextPolicy,
     /// Claims whose two answers were both malformed.
     pub unparsed: AtomicUsize,
 }
 
 impl LlmVerifier {
-    /// A verifier reading `top` evidence texts per claim, answering with one of `labels`.
-    pub fn new(chat: ChatClient, top: usize, labels: LabelSet, context: ContextPolicy) -> LlmVerifier {
-        LlmVerifier { chat, top, labels, context, unparsed: AtomicUsize::new(0) }
+    /// A verifier sending `context`'s share of each claim's evidence.
+    pub fn new(chat: ChatClient, context: ContextPolicy) -> LlmVerifier {
+        LlmVerifier { chat, context, unparsed: AtomicUsize::new(0) }
     }
 
-    /// Verdicts for `examples`, `concurrency` claims at a time.
-    pub fn predict(&self, examples: &[VerifyExample], progress: &dyn Progress) -> Result<Vec<Prediction>> {
+    /// Verdicts for `examples` (each read from all its evidence texts), answering with one of
+    /// `labels`, `concurrency` claims at a time.
+    pub fn predict(&self, examples: &[VerifyExample], labels: LabelSet, progress: &dyn Progress) -> Result<Vec<Prediction>> {
         use rayon::prelude::*;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.chat.config().concurrency.max(1))
             .build()
             .map_err(|e| crate::Error::InvalidArgument { name: "--llm-concurrency", message: e.to_string() })?;
         progress.start("verifying", Some(examples.len() as u64));
-        let out = pool.install(|| examples.par_iter().map(|e| { let p = self.one(e); progress.advance(1); p }).collect());
+        let out = pool.install(|| examples.par_iter().map(|e| { let p = self.one(e, labels); progress.advance(1); p }).collect());
         progress.finish();
         out
     }
 
-    fn one(&self, example: &VerifyExample) -> Result<Prediction> {
-        let evidence: Vec<String> = example.evidence.iter().take(self.top).cloned().collect();
-        let (system, user) = (system(self.labels), prompt(&example.claim, &evidence, self.labels, self.context));
-        let allowed = |answer: &str| allowed_verdict(answer, self.labels);
+    fn one(&self, example: &VerifyExample, labels: LabelSet) -> Result<Prediction> {
+        let evidence = example.evidence.clone();
+        let (system, user) = (system(labels), prompt(&example.claim, &evidence, labels, self.context));
+        let allowed = |answer: &str| allowed_verdict(answer, labels);
         let first = self.chat.chat(&[("system", &system), ("user", &user)])?;
         let verdict = match allowed(&first) {
             Some(v) => Some(v),
-            None => allowed(&self.chat.chat(&[("system", &system), ("user", &user), ("assistant", &first), ("user", &reask(self.labels))])?),
+            None => allowed(&self.chat.chat(&[("system", &system), ("user", &user), ("assistant", &first), ("user", &reask(labels))])?),
         };
         let (label, confidence) = verdict.unwrap_or_else(|| {
             self.unparsed.fetch_add(1, Ordering::Relaxed);
-            (self.labels.fallback(), 0.0)
+            (labels.fallback(), 0.0)
         });
         Ok(Prediction::verdict(example.id.clone(), label, confidence, evidence))
     }

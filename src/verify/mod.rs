@@ -13,12 +13,17 @@
 //! request, dense-encoder and numeric-consistency features);
 //! [`llm`] asks an OpenAI-compatible chat API; [`nli`] runs a sequence-classification ONNX model.
 
+pub mod abstain;
 pub mod agent;
+pub mod calibrate;
 mod data;
 mod features;
 mod linear;
 pub mod llm;
 pub mod nli;
+pub mod pipeline;
+pub mod plot;
+pub mod quantity;
 mod scores;
 pub mod sql;
 pub mod table;

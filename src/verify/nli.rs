@@ -51,12 +51,11 @@ pub struct NliVerifier {
     /// For each logit, the verdict it counts for.
     verdicts: Vec<Option<Label>>,
     has_token_types: bool,
-    top: usize,
 }
 
 impl NliVerifier {
-    /// Loads `dir` with ONNX Runtime from `runtime`, reading `top` evidence texts per claim.
-    pub fn open(dir: &Path, runtime: &Path, top: usize) -> Result<NliVerifier> {
+    /// Loads `dir` with ONNX Runtime from `runtime`.
+    pub fn open(dir: &Path, runtime: &Path) -> Result<NliVerifier> {
         let config_path = dir.join("quantir-verifier.json");
         let bad = |message: String| Error::InvalidArgument { name: "--verifier", message };
         let text = crate::io::read_utf8(&config_path).map_err(|e| bad(format!("{e}\n\nhint: an onnx: verifier folder holds quantir-verifier.json, the model and its tokenizer")))?;
@@ -80,7 +79,7 @@ impl NliVerifier {
         let ort_error = |e: ort::Error| bad(format!("{}: {e}", model.display()));
         let session = Session::builder(env).map_err(ort_error)?.with_intra_threads(2).map_err(|e| ort_error(e.into()))?.commit_from_file(&model).map_err(ort_error)?;
         let has_token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
-        Ok(NliVerifier { tokenizer, session: Mutex::new(session), verdicts, has_token_types, top })
+        Ok(NliVerifier { tokenizer, session: Mutex::new(session), verdicts, has_token_types })
     }
 
     /// Verdict probabilities (True, False, Conflicting) for each (evidence, claim) pair.
@@ -133,7 +132,7 @@ impl NliVerifier {
         progress.start("verifying", Some(examples.len() as u64));
         let mut out = Vec::with_capacity(examples.len());
         for e in examples {
-            let evidence: Vec<String> = e.evidence.iter().take(self.top).cloned().collect();
+            let evidence: Vec<String> = e.evidence.clone();
             let (label, confidence) = if evidence.is_empty() {
                 (labels.fallback(), 0.0)
             } else {

@@ -22,6 +22,8 @@ use super::features::{dense, numeric};
 pub use super::features::{FeatureGroups, Featurizer, Inputs};
 pub use super::linear::{Linear, LinearConfig};
 use super::text::SparseRow;
+use super::abstain::{choose_thresholds, retrieved_negatives, signals, swap_evidence, AbstentionRule, HeldOut, RelevanceModel, Signals, TermWeights};
+use super::calibrate::Temperature;
 use super::{score, Label, LabelSet, Prediction, VerifyExample, VerifyScores};
 use crate::analysis::Analyzer;
 use crate::error::{Error, Result};
@@ -45,11 +47,17 @@ pub struct TrainConfig {
     pub evidence_weight: f32,
     /// The model's training settings.
     pub linear: LinearConfig,
+    /// Fit a temperature (`calibrate.rs`) on out-of-fold probabilities.
+    pub calibrate: bool,
+    /// Fit an abstention rule (`abstain.rs`) on out-of-fold verdicts.
+    pub abstain: bool,
+    /// Folds of the inner cross-validation that fits the temperature and the abstention rule.
+    pub inner_folds: usize,
 }
 
 impl Default for TrainConfig {
     fn default() -> Self {
-        TrainConfig { with_evidence: true, top: 3, folds: 10, seed: 42, groups: FeatureGroups::default(), evidence_weight: 0.5, linear: LinearConfig::default() }
+        TrainConfig { with_evidence: true, top: 3, folds: 10, seed: 42, groups: FeatureGroups::default(), evidence_weight: 0.5, linear: LinearConfig::default(), calibrate: true, abstain: true, inner_folds: 5 }
     }
 }
 
@@ -73,18 +81,11 @@ pub struct TrainedVerifier {
     pub featurizer: Featurizer,
     /// The model.
     pub model: Linear,
+    /// The temperature its probabilities are scaled by (none: as the model gives them).
+    #[serde(default)]
+    pub temperature: Option<Temperature>,
 }
 
-/// Cross-validation results.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CvReport {
-    /// One out-of-fold prediction per example.
-    pub predictions: Vec<Prediction>,
-    /// Their scores.
-    pub scores: VerifyScores,
-    /// Seconds spent fitting features and models and predicting (inputs are prepared before).
-    pub seconds: f64,
-}
 
 /// The inputs of `examples` for `groups`: texts, and the dense and numeric values when their
 /// groups are on (the encoder is needed only for `dense`; claims and evidence are encoded in
@@ -143,6 +144,66 @@ fn gold(examples: &[VerifyExample]) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// Seed offset of the evidence swap, so it differs from the fold shuffle of the same seed.
+const SWAP_SALT: u64 = 0x5eed_5a4b;
+
+/// Claims of one evidence assignment: inputs and abstention signals, one per training claim.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// The verifier's inputs.
+    pub inputs: Vec<Inputs>,
+    /// The abstention signals (over the first `top` evidence texts).
+    pub signals: Vec<Signals>,
+}
+
+/// Claims prepared for training: their inputs and abstention signals, and, when an abstention
+/// rule is to be fitted, the term weights of the signals (over the claims' evidence texts: text
+/// statistics, no labels) and two more evidence assignments: each claim with the texts a search of
+/// the other claims' evidence finds for it (`negatives`, [`retrieved_negatives`]: what the
+/// relevance model and the thresholds are fitted on) and with a random other claim's (`swapped`, [`swap_evidence`]: only
+/// measured, never fitted on).
+#[derive(Debug, Clone)]
+pub struct TrainingSet {
+    /// The labelled claims.
+    pub examples: Vec<VerifyExample>,
+    /// With their own evidence.
+    pub own: Part,
+    /// The term weights of the signals.
+    pub weights: Option<TermWeights>,
+    /// With the other claims' texts a search finds for each.
+    pub negatives: Option<Part>,
+    /// With a random other claim's evidence.
+    pub swapped: Option<Part>,
+}
+
+impl TrainingSet {
+    /// Prepares `examples` for `config` (inputs as [`prepare`] makes them).
+    pub fn prepare(examples: Vec<VerifyExample>, encoder: Option<&Encoder>, config: &TrainConfig, progress: &dyn Progress) -> Result<TrainingSet> {
+        gold(&examples)?;
+        let analyzer = Analyzer::default();
+        let read = |e: &VerifyExample| e.evidence[..e.evidence.len().min(config.top)].to_vec();
+        let weights = config.abstain.then(|| {
+            let mut texts: Vec<&str> = examples.iter().flat_map(|e| e.evidence.iter().take(config.top).map(String::as_str)).collect();
+            texts.sort_unstable();
+            texts.dedup();
+            TermWeights::fit(texts.into_iter(), &analyzer)
+        });
+        let part = |examples: &[VerifyExample], weights: &TermWeights| -> Result<Part> {
+            let inputs = prepare(examples, encoder, config.groups, config.with_evidence, config.top, progress)?;
+            Ok(Part { inputs, signals: examples.par_iter().map(|e| signals(&e.claim, &read(e), weights, &analyzer)).collect() })
+        };
+        let (own, negatives, swapped) = match &weights {
+            Some(w) => {
+                let swapped = swap_evidence(&examples, config.seed ^ SWAP_SALT);
+                let negatives = retrieved_negatives(&examples, &swapped, w, &analyzer, config.top);
+                (part(&examples, w)?, Some(part(&negatives, w)?), Some(part(&swapped, w)?))
+            }
+            None => (Part { inputs: prepare(&examples, encoder, config.groups, config.with_evidence, config.top, progress)?, signals: Vec::new() }, None, None),
+        };
+        Ok(TrainingSet { examples, own, weights, negatives, swapped })
+    }
+}
+
 /// Fits the features and the model on `train`.
 fn fit(inputs: &[Inputs], y: &[usize], train: &[usize], config: &TrainConfig) -> (Featurizer, Linear) {
     let chosen: Vec<&Inputs> = train.iter().map(|&i| &inputs[i]).collect();
@@ -153,9 +214,114 @@ fn fit(inputs: &[Inputs], y: &[usize], train: &[usize], config: &TrainConfig) ->
     (featurizer, model)
 }
 
-/// k-fold cross-validation over prepared inputs (module doc); folds train in parallel.
-pub fn cross_validate(examples: &[VerifyExample], inputs: &[Inputs], config: &TrainConfig, progress: &dyn Progress) -> Result<CvReport> {
+fn probabilities(featurizer: &Featurizer, model: &Linear, input: &Inputs) -> [f64; 3] {
+    model.predict(&featurizer.row(input)).map(f64::from)
+}
+
+/// The relevance model fitted on `train`'s signals: own evidence relevant, retrieved negatives
+/// and random swaps not.
+fn fit_relevance(set: &TrainingSet, train: &[usize]) -> RelevanceModel {
+    let negatives = &set.negatives.as_ref().expect("abstention needs negatives").signals;
+    let swapped = &set.swapped.as_ref().expect("abstention needs swaps").signals;
+    let rows: Vec<Signals> = train.iter().map(|&i| set.own.signals[i]).chain(train.iter().map(|&i| negatives[i])).chain(train.iter().map(|&i| swapped[i])).collect();
+    let own: Vec<bool> = (0..rows.len()).map(|r| r < train.len()).collect();
+    RelevanceModel::fit(&rows, &own)
+}
+
+/// The negative each held-out claim contributes to the threshold choice: retrieved texts at even
+/// positions, a random swap at odd ones, so both kinds weigh alike and Not Enough Info is half the
+/// claims.
+fn negative_of(set: &TrainingSet, position: usize) -> &Part {
+    let part = if position % 2 == 0 { &set.negatives } else { &set.swapped };
+    part.as_ref().expect("abstention needs negatives and swaps")
+}
+
+/// What is fitted on `train` beyond the model: the temperature and the abstention rule, each from
+/// an inner cross-validation over `train` (`train`'s order cut into `config.inner_folds` parts).
+fn fit_extras(set: &TrainingSet, y: &[usize], train: &[usize], config: &TrainConfig) -> (Option<Temperature>, Option<AbstentionRule>) {
+    if !config.calibrate && !config.abstain {
+        return (None, None);
+    }
+    let n = train.len();
+    let k = config.inner_folds.max(2).min(n.max(2));
+    let mut own = vec![[0.0; 3]; n];
+    let mut negative_p = vec![[0.0; 3]; n];
+    let mut relevance = vec![(0.0, 0.0); n];
+    for g in 0..k {
+        let (start, end) = (g * n / k, (g + 1) * n / k);
+        let inner: Vec<usize> = train[..start].iter().chain(&train[end..]).copied().collect();
+        let (featurizer, model) = fit(&set.own.inputs, y, &inner, config);
+        let relevance_model = config.abstain.then(|| fit_relevance(set, &inner));
+        for at in start..end {
+            let i = train[at];
+            own[at] = probabilities(&featurizer, &model, &set.own.inputs[i]);
+            if let Some(r) = &relevance_model {
+                let negative = negative_of(set, at);
+                negative_p[at] = probabilities(&featurizer, &model, &negative.inputs[i]);
+                relevance[at] = (r.probability(&set.own.signals[i]), r.probability(&negative.signals[i]));
+            }
+        }
+    }
+    let gold: Vec<usize> = train.iter().map(|&i| y[i]).collect();
+    let temperature = config.calibrate.then(|| Temperature::fit(&own, &gold));
+    let scale = |p: &[f64; 3]| temperature.map_or(*p, |t| t.apply(p));
+    let rule = config.abstain.then(|| {
+        let verdict = |p: &[f64; 3]| LabelSet::default().pick(&scale(p));
+        let held: Vec<HeldOut> = (0..n)
+            .flat_map(|at| {
+                let ((v, c), (sv, sc)) = (verdict(&own[at]), verdict(&negative_p[at]));
+                [HeldOut { gold: Label::ALL[gold[at]], verdict: v, confidence: c, relevance: relevance[at].0 }, HeldOut { gold: Label::NotEnoughInfo, verdict: sv, confidence: sc, relevance: relevance[at].1 }]
+            })
+            .collect();
+        let (min_relevance, min_confidence, macro_f1) = choose_thresholds(&held);
+        AbstentionRule { weights: set.weights.clone().expect("abstention has term weights"), relevance: fit_relevance(set, train), min_relevance, min_confidence, claims: n, macro_f1 }
+    });
+    (temperature, rule)
+}
+
+/// A verdict from calibrated probabilities, withheld when `rule` says so.
+fn decide(id: &str, p: &[f64; 3], relevance: Option<f64>, rule: Option<&AbstentionRule>) -> Prediction {
+    let (verdict, confidence) = LabelSet::default().pick(p);
+    let mut prediction = Prediction::verdict(id, verdict, confidence, Vec::new());
+    if let (Some(rule), Some(relevance)) = (rule, relevance) {
+        prediction.abstain(rule.decide(relevance, confidence), relevance);
+    }
+    prediction
+}
+
+/// A fold's temperature and abstention thresholds `(min_relevance, min_confidence)`.
+pub type FoldFit = (Option<f64>, Option<(f64, f64)>);
+
+/// A held-out claim's predictions with a random swap and with retrieved negatives.
+type Others = Option<(Prediction, Prediction)>;
+
+/// Cross-validation results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CvReport {
+    /// One out-of-fold prediction per example: calibrated, and withheld where the fold's
+    /// abstention rule says so.
+    pub predictions: Vec<Prediction>,
+    /// The same verdicts with the model's own probabilities (before calibration, no abstention).
+    pub uncalibrated: Vec<Prediction>,
+    /// The out-of-fold predictions for the claims with a random other claim's evidence (when
+    /// abstention is on).
+    pub swapped: Vec<Prediction>,
+    /// The same with the texts a search of the other claims' evidence finds (the relevance
+    /// model's negatives).
+    pub negatives: Vec<Prediction>,
+    /// The scores of the verdicts at full coverage (3-way, abstention ignored).
+    pub scores: VerifyScores,
+    /// Each fold's temperature and abstention thresholds.
+    pub folds: Vec<FoldFit>,
+    /// Seconds spent fitting features and models and predicting (inputs are prepared before).
+    pub seconds: f64,
+}
+
+/// k-fold cross-validation (module doc); each fold's temperature and abstention rule come from an
+/// inner cross-validation over its training part; folds train in parallel.
+pub fn cross_validate(set: &TrainingSet, config: &TrainConfig, progress: &dyn Progress) -> Result<CvReport> {
     let started = Instant::now();
+    let examples = &set.examples;
     let y = gold(examples)?;
     let folds = config.folds.max(2).min(examples.len());
     let mut order: Vec<usize> = (0..examples.len()).collect();
@@ -165,51 +331,82 @@ pub fn cross_validate(examples: &[VerifyExample], inputs: &[Inputs], config: &Tr
         order.swap(i, j);
     }
     progress.start("folds", Some(folds as u64));
-    let per_fold: Vec<Vec<(usize, Prediction)>> = (0..folds)
+    type Outcome = (usize, Prediction, Prediction, Others);
+    let per_fold: Vec<(Vec<Outcome>, FoldFit)> = (0..folds)
         .into_par_iter()
         .map(|f| {
             let n = order.len();
             let (start, end) = (f * n / folds, (f + 1) * n / folds);
             let train: Vec<usize> = order[..start].iter().chain(&order[end..]).copied().collect();
-            let (featurizer, model) = fit(inputs, &y, &train, config);
+            let (temperature, rule) = fit_extras(set, &y, &train, config);
+            let (featurizer, model) = fit(&set.own.inputs, &y, &train, config);
+            let scale = |p: [f64; 3]| temperature.map_or(p, |t| t.apply(&p));
+            let judge = |id: &str, part: &Part, i: usize, rule: &AbstentionRule| decide(id, &scale(probabilities(&featurizer, &model, &part.inputs[i])), Some(rule.relevance.probability(&part.signals[i])), Some(rule));
             let predicted = order[start..end]
                 .iter()
                 .map(|&i| {
-                    let (label, confidence) = LabelSet::default().pick(&model.predict(&featurizer.row(&inputs[i])).map(f64::from));
-                    (i, Prediction::verdict(examples[i].id.clone(), label, confidence, Vec::new()))
+                    let id = examples[i].id.as_str();
+                    let raw = probabilities(&featurizer, &model, &set.own.inputs[i]);
+                    let own = match &rule {
+                        Some(r) => judge(id, &set.own, i, r),
+                        None => decide(id, &scale(raw), None, None),
+                    };
+                    let others = match (&rule, &set.swapped, &set.negatives) {
+                        (Some(r), Some(swapped), Some(negatives)) => Some((judge(id, swapped, i, r), judge(id, negatives, i, r))),
+                        _ => None,
+                    };
+                    (i, own, decide(id, &raw, None, None), others)
                 })
                 .collect();
             progress.advance(1);
-            predicted
+            (predicted, (temperature.map(|t| t.0), rule.map(|r| (r.min_relevance, r.min_confidence))))
         })
         .collect();
     progress.finish();
-    let mut predictions: Vec<Option<Prediction>> = vec![None; examples.len()];
-    for (i, p) in per_fold.into_iter().flatten() {
-        predictions[i] = Some(p);
+    let mut slots: Vec<Option<(Prediction, Prediction, Others)>> = vec![None; examples.len()];
+    let mut fold_fits = Vec::with_capacity(folds);
+    for (outcomes, fitted) in per_fold {
+        fold_fits.push(fitted);
+        for (i, p, raw, others) in outcomes {
+            slots[i] = Some((p, raw, others));
+        }
     }
-    let predictions: Vec<Prediction> = predictions.into_iter().map(|p| p.expect("every example is in one fold")).collect();
-    let pairs: Vec<(Label, Label)> = predictions.iter().zip(&y).map(|(p, &g)| (Label::ALL[g], p.label)).collect();
-    Ok(CvReport { scores: score(&pairs), predictions, seconds: started.elapsed().as_secs_f64() })
+    let (mut predictions, mut uncalibrated, mut swapped, mut negatives) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for slot in slots {
+        let (p, raw, others) = slot.expect("every example is in one fold");
+        predictions.push(p);
+        uncalibrated.push(raw);
+        if let Some((s, n)) = others {
+            swapped.push(s);
+            negatives.push(n);
+        }
+    }
+    let pairs: Vec<(Label, Label)> = uncalibrated.iter().zip(&y).map(|(p, &g)| (Label::ALL[g], p.label)).collect();
+    Ok(CvReport { scores: score(&pairs), predictions, uncalibrated, swapped, negatives, folds: fold_fits, seconds: started.elapsed().as_secs_f64() })
 }
 
 impl TrainedVerifier {
-    /// Trains on every example.
-    pub fn train(examples: &[VerifyExample], inputs: &[Inputs], encoder: Option<&Encoder>, config: &TrainConfig) -> Result<TrainedVerifier> {
-        let y = gold(examples)?;
-        let all: Vec<usize> = (0..examples.len()).collect();
-        let (featurizer, model) = fit(inputs, &y, &all, config);
+    /// Trains on every example, with the temperature and abstention rule (when `config` asks for
+    /// them) from an inner cross-validation over all of them.
+    pub fn train(set: &TrainingSet, encoder: Option<&Encoder>, config: &TrainConfig) -> Result<(TrainedVerifier, Option<AbstentionRule>)> {
+        let y = gold(&set.examples)?;
+        let mut all: Vec<usize> = (0..set.examples.len()).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+        for i in (1..all.len()).rev() {
+            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+            all.swap(i, j);
+        }
+        let (temperature, rule) = fit_extras(set, &y, &all, config);
+        let (featurizer, model) = fit(&set.own.inputs, &y, &all, config);
         let encoder_dir = if config.groups.dense { encoder.map(|e| e.dir().to_path_buf()) } else { None };
-        Ok(TrainedVerifier { encoder_dir, with_evidence: config.with_evidence, top: config.top, featurizer, model })
+        Ok((TrainedVerifier { encoder_dir, with_evidence: config.with_evidence, top: config.top, featurizer, model, temperature }, rule))
     }
 
     /// Writes `dir/verifier.json`, through a temporary file and a rename, so an interrupted save
     /// leaves the previous verifier whole.
     pub fn save(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let (path, tmp) = (dir.join("verifier.json"), dir.join(".verifier.json.tmp"));
-        std::fs::write(&tmp, serde_json::to_vec(self).expect("verifier serialises")).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+        crate::io::write_replacing(&dir.join("verifier.json"), &serde_json::to_vec(self).expect("verifier serialises"))
     }
 
     /// Reads `dir/verifier.json`.
@@ -219,15 +416,26 @@ impl TrainedVerifier {
         serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))
     }
 
+    /// Calibrated class probabilities (in [`Label::VERDICTS`] order) for `examples`, each reading
+    /// its first `top` evidence texts. `encoder` is needed when [`TrainedVerifier::encoder_dir`] is
+    /// set.
+    pub fn probabilities(&self, examples: &[VerifyExample], encoder: Option<&Encoder>, top: usize, progress: &dyn Progress) -> Result<Vec<[f64; 3]>> {
+        let inputs = prepare(examples, encoder, self.featurizer.groups, self.with_evidence, top, progress)?;
+        Ok(inputs.iter().map(|input| {
+            let p = probabilities(&self.featurizer, &self.model, input);
+            self.temperature.map_or(p, |t| t.apply(&p))
+        }).collect())
+    }
+
     /// Verdicts for `examples`, each reading its first `top` evidence texts, chosen among `labels`.
     /// `encoder` is needed when [`TrainedVerifier::encoder_dir`] is set.
     pub fn predict(&self, examples: &[VerifyExample], encoder: Option<&Encoder>, top: usize, labels: LabelSet, progress: &dyn Progress) -> Result<Vec<Prediction>> {
-        let inputs = prepare(examples, encoder, self.featurizer.groups, self.with_evidence, top, progress)?;
+        let probabilities = self.probabilities(examples, encoder, top, progress)?;
         Ok(examples
             .iter()
-            .zip(&inputs)
-            .map(|(e, input)| {
-                let (label, confidence) = labels.pick(&self.model.predict(&self.featurizer.row(input)).map(f64::from));
+            .zip(&probabilities)
+            .map(|(e, p)| {
+                let (label, confidence) = labels.pick(p);
                 Prediction::verdict(e.id.clone(), label, confidence, e.evidence.iter().take(top).cloned().collect())
             })
             .collect())

@@ -273,19 +273,26 @@ print(json.dumps({"idf": {n: float(x) for n, x in zip(names, v.idf_)},
     }
 }
 
-/// The trained verifier learns from real claims: 3-fold CV over the first 1,000 validation claims
-/// (100 epochs, to keep the debug build quick) scores well above chance (macro-F1 about 0.33;
-/// quantir gets 0.51) — a broken feature, label or gradient falls to chance.
+/// The trained verifier learns from real claims, and its verdicts depend on the evidence: 3-fold CV
+/// over the first 1,000 validation claims (100 epochs and 2 inner folds, to keep the debug build
+/// quick) scores well above chance (macro-F1 about 0.33; quantir gets 0.51) — a broken feature,
+/// label or gradient falls to chance — and the same held-out claims with evidence swapped in from
+/// other claims are withheld as Not Enough Info far more often than with their own.
 #[test]
-fn trained_verifier_learns_real_claims() {
-    use quantir::verify::trained::{cross_validate, prepare, TrainConfig};
+fn trained_verifier_learns_real_claims_and_needs_their_evidence() {
+    use quantir::verify::trained::{cross_validate, TrainConfig, TrainingSet};
     let examples = quantir::verify::read_examples(&repo().join("data/quantemp-val/val_claimonly_evidence_question_mapping.json")).unwrap();
-    let examples = &examples[..1000];
-    let mut config = TrainConfig { folds: 3, ..TrainConfig::default() };
+    let mut config = TrainConfig { folds: 3, inner_folds: 2, ..TrainConfig::default() };
     config.linear.epochs = 100;
-    let inputs = prepare(examples, None, config.groups, config.with_evidence, config.top, &quantir::io::NoProgress).unwrap();
-    let report = cross_validate(examples, &inputs, &config, &quantir::io::NoProgress).unwrap();
+    let set = TrainingSet::prepare(examples[..1000].to_vec(), None, &config, &quantir::io::NoProgress).unwrap();
+    let report = cross_validate(&set, &config, &quantir::io::NoProgress).unwrap();
     assert!(report.scores.macro_f1 > 0.45, "macro-F1 {}", report.scores.macro_f1);
+    let nei = |p: &[quantir::verify::Prediction]| p.iter().filter(|p| p.label == quantir::verify::Label::NotEnoughInfo).count() as f64 / p.len() as f64;
+    let (own, swapped) = (nei(&report.predictions), nei(&report.swapped));
+    assert_eq!(report.swapped.len(), 1000);
+    assert!(swapped > own + 0.4, "Not Enough Info for {own:.3} with own evidence, {swapped:.3} with swapped evidence");
+    // Swapping keeps the claim and its verdict's inputs apart from the evidence: same ids, in order.
+    assert!(report.swapped.iter().zip(&report.predictions).all(|(s, p)| s.id == p.id));
 }
 
 /// `--labels true,false` with `llm:`: the prompt offers only True and False, an answer outside

@@ -1,0 +1,204 @@
+//! One verification pipeline, used by `quantir verify`, `POST /api/verify` and
+//! `quantir.Verifier`: evidence → verifier → abstention → the numbers side by side.
+//!
+//! - **Evidence**: each claim's evidence texts, from a run and its index ([`examples_from_run`]),
+//!   given with the claims, or (in the server) its own search's hits; the pipeline reads the first
+//!   [`Pipeline::top`] of them, whatever the caller passes.
+//! - **Verifier** ([`Verifier`], opened from a [`VerifierSpec`]): trained, ONNX or LLM.
+//! - **Abstention** (`abstain.rs`), when on: relevance from the claim and the texts read, and the
+//!   verdict's confidence (calibrated for a trained verifier with a temperature; as given by the
+//!   others), against the rule's thresholds. A trained verifier's folder carries its rule
+//!   (`abstention.json`, from `quantir train-verifier`); another verifier borrows one by path.
+//! - **Comparisons** (`quantity.rs`): the claim's quantities beside each text's.
+
+use std::path::{Path, PathBuf};
+
+use super::abstain::AbstentionRule;
+use super::llm::{ContextPolicy, LlmVerifier};
+use super::nli::NliVerifier;
+use super::quantity::comparisons;
+use super::trained::TrainedVerifier;
+use super::{Label, LabelSet, Prediction, VerifierSpec, VerifyExample};
+use crate::analysis::Analyzer;
+use crate::error::{Error, Result};
+use crate::index::dense::models::{find_runtime, EncoderOptions};
+use crate::index::dense::Encoder;
+use crate::index::Index;
+use crate::io::Progress;
+use crate::plan::{ChatClient, LlmConfig};
+
+/// The file beside `verifier.json` that holds a trained verifier's abstention rule.
+pub const ABSTENTION_FILE: &str = "abstention.json";
+
+/// A loaded verifier.
+pub enum Verifier {
+    /// quantir's trained verifier, with its encoder when its features need one.
+    Trained {
+        /// The model.
+        model: TrainedVerifier,
+        /// Its encoder.
+        encoder: Option<Encoder>,
+        /// Its folder.
+        dir: PathBuf,
+    },
+    /// A sequence-classification ONNX model.
+    Onnx(NliVerifier),
+    /// An OpenAI-compatible chat model.
+    Llm(LlmVerifier),
+}
+
+/// What opening a verifier needs besides its spec.
+#[derive(Debug, Clone)]
+pub struct VerifierSetup {
+    /// Where a trained verifier's encoder and the ONNX Runtime are found.
+    pub encoder: EncoderOptions,
+    /// The folders models are looked for in.
+    pub roots: Vec<PathBuf>,
+    /// The chat API, for `llm:` (its model is the spec's).
+    pub llm: Option<LlmConfig>,
+    /// What an `llm:` verifier is sent.
+    pub context: ContextPolicy,
+    /// Evidence texts read per claim.
+    pub top: usize,
+    /// The verdicts allowed.
+    pub labels: LabelSet,
+}
+
+impl Verifier {
+    /// Opens the verifier `spec` names.
+    pub fn open(spec: &VerifierSpec, setup: &VerifierSetup) -> Result<Verifier> {
+        Ok(match spec {
+            VerifierSpec::Trained(dir) => {
+                let model = TrainedVerifier::load(dir)?;
+                let encoder = match &model.encoder_dir {
+                    Some(folder) => setup.encoder.encoder(Some(folder), &setup.roots)?,
+                    None => None,
+                };
+                Verifier::Trained { model, encoder, dir: dir.clone() }
+            }
+            VerifierSpec::Onnx(dir) => Verifier::Onnx(NliVerifier::open(dir, &find_runtime(setup.encoder.runtime.as_deref(), &setup.roots)?)?),
+            VerifierSpec::Llm(model) => {
+                let config = setup.llm.clone().ok_or_else(|| Error::InvalidArgument { name: "--llm-url", message: "an llm: verifier needs the chat API's URL (--llm-url, QUANTIR_LLM_URL or llm_url=)".into() })?;
+                Verifier::Llm(LlmVerifier::new(ChatClient::new(LlmConfig { model: model.clone(), ..config })?, setup.context))
+            }
+        })
+    }
+
+    /// `trained`, `onnx` or `llm`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verifier::Trained { .. } => "trained",
+            Verifier::Onnx(_) => "onnx",
+            Verifier::Llm(_) => "llm",
+        }
+    }
+}
+
+/// Whether to abstain, and by which rule.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum AbstainWith {
+    /// Always give a verdict.
+    #[default]
+    Off,
+    /// The trained verifier's own rule (`DIR/abstention.json`).
+    Own,
+    /// The rule in this file (or in this folder's `abstention.json`).
+    Rule(PathBuf),
+}
+
+/// Evidence → verifier → abstention → comparisons (module doc).
+pub struct Pipeline {
+    /// The verifier.
+    pub verifier: Verifier,
+    /// Evidence texts read per claim.
+    pub top: usize,
+    /// The verdicts allowed.
+    pub labels: LabelSet,
+    /// The abstention rule, when abstaining.
+    pub abstention: Option<AbstentionRule>,
+    analyzer: Analyzer,
+}
+
+fn rule_path(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join(ABSTENTION_FILE)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+impl Pipeline {
+    /// Opens `spec` with `setup`, abstaining as `abstain` says.
+    pub fn open(spec: &VerifierSpec, setup: &VerifierSetup, abstain: &AbstainWith) -> Result<Pipeline> {
+        let verifier = Verifier::open(spec, setup)?;
+        let abstention = Self::rule(&verifier, abstain, setup.labels)?;
+        Ok(Pipeline { verifier, top: setup.top, labels: setup.labels, abstention, analyzer: Analyzer::default() })
+    }
+
+    /// The abstention rule `abstain` names for `verifier`, checked against `labels`.
+    pub fn rule(verifier: &Verifier, abstain: &AbstainWith, labels: LabelSet) -> Result<Option<AbstentionRule>> {
+        let abstention = match (abstain, verifier) {
+            (AbstainWith::Off, _) => None,
+            (AbstainWith::Rule(path), _) => Some(AbstentionRule::load(&rule_path(path))?),
+            (AbstainWith::Own, Verifier::Trained { dir, .. }) => {
+                let path = dir.join(ABSTENTION_FILE);
+                if !path.is_file() {
+                    return Err(Error::InvalidArgument {
+                        name: "--abstain",
+                        message: format!("{} has no abstention rule ({ABSTENTION_FILE})\n\nhint: retrain it with quantir train-verifier (it fits one unless --no-abstain), or give one with --abstention-rule PATH", dir.display()),
+                    });
+                }
+                Some(AbstentionRule::load(&path)?)
+            }
+            (AbstainWith::Own, other) => {
+                return Err(Error::InvalidArgument { name: "--abstain", message: format!("an {} verifier has no abstention rule of its own\n\nhint: borrow a trained verifier's: --abstention-rule verifiers/quantemp", other.kind()) })
+            }
+        };
+        if abstention.is_some() && !labels.contains(Label::NotEnoughInfo) && labels != LabelSet::default() {
+            return Err(Error::InvalidArgument { name: "--labels", message: "abstaining answers Not Enough Info, which these labels leave out\n\nhint: add not-enough-info to --labels, or do not abstain".into() });
+        }
+        Ok(abstention)
+    }
+
+    /// Verdicts for `examples` with the pipeline's own settings (module doc).
+    pub fn verify(&self, examples: &[VerifyExample], progress: &dyn Progress) -> Result<Vec<Prediction>> {
+        self.verify_with(examples, self.top, self.labels, self.abstention.as_ref(), progress)
+    }
+
+    /// Verdicts for `examples`, each read from its first `top` evidence texts (a trained verifier
+    /// reads at most as many as it was trained on), among `labels`, withheld by `abstention`.
+    pub fn verify_with(&self, examples: &[VerifyExample], top: usize, labels: LabelSet, abstention: Option<&AbstentionRule>, progress: &dyn Progress) -> Result<Vec<Prediction>> {
+        let top = match &self.verifier {
+            Verifier::Trained { model, .. } => top.min(model.top.max(1)),
+            _ => top,
+        };
+        let trimmed: Vec<VerifyExample> = examples.iter().map(|e| VerifyExample { evidence: e.evidence.iter().take(top).cloned().collect(), ..e.clone() }).collect();
+        let mut predictions = match &self.verifier {
+            Verifier::Trained { model, encoder, .. } => model.predict(&trimmed, encoder.as_ref(), top, labels, progress)?,
+            Verifier::Onnx(v) => v.predict(&trimmed, labels, progress)?,
+            Verifier::Llm(v) => v.predict(&trimmed, labels, progress)?,
+        };
+        for (p, e) in predictions.iter_mut().zip(&trimmed) {
+            if let Some(rule) = abstention {
+                let relevance = rule.relevance_of(&e.claim, &e.evidence, &self.analyzer);
+                p.abstain(rule.decide(relevance, p.confidence), relevance);
+            }
+            p.evidence = e.evidence.clone();
+            p.comparisons = comparisons(&e.claim, &e.evidence);
+        }
+        Ok(predictions)
+    }
+}
+
+/// The claims with their evidence from a run: each claim's first `top` documents in `run`, their
+/// text ([`crate::corpus::passage`]) from `index`; a claim the run does not rank gets none.
+pub fn examples_from_run(index: &Index, run: &crate::trec::Run, claims: &[crate::corpus::Claim], top: usize) -> Result<Vec<VerifyExample>> {
+    let by_qid: std::collections::HashMap<&str, Vec<&str>> = run.queries.iter().map(|l| (l.qid.as_str(), l.docs.iter().take(top).map(|d| d.docid.as_str()).collect())).collect();
+    claims
+        .iter()
+        .map(|c| {
+            let evidence = by_qid.get(c.id.as_str()).into_iter().flatten().filter_map(|id| index.rank_of(id)).map(|r| index.stored_by_rank(r).map(|d| crate::corpus::passage(&d.title, &d.text))).collect::<Result<Vec<_>>>()?;
+            Ok(VerifyExample::new(c.id.clone(), c.text.clone(), evidence, None))
+        })
+        .collect()
+}
