@@ -172,8 +172,8 @@ class Verifier:
 
     @staticmethod
     def load(spec: str, *, dense: Optional[PathLike] = None, ort_lib: Optional[PathLike] = None, llm_url: Optional[str] = None, llm_key: Optional[str] = None) -> "Verifier": ...
-    def predict(self, claims: ClaimsLike, evidence: Optional[Mapping[str, Union[str, Sequence[str]]]] = None, *, top: int = 3, labels: Optional[str] = None, progress: Progress = None) -> List[Dict[str, Any]]:
-        """Verdicts {"id", "label", "confidence", "evidence"} as `quantir verify` writes them."""
+    def predict(self, claims: ClaimsLike, evidence: Optional[Mapping[str, Union[str, Sequence[str]]]] = None, *, top: int = 3, labels: Optional[str] = None, abstain: bool = False, abstention_rule: Optional[PathLike] = None, progress: Progress = None) -> List[Dict[str, Any]]:
+        """Verdicts {"id", "label", "confidence", "evidence", "comparisons"} as `quantir verify` writes them; abstaining adds "verdict", "relevance" and "abstained"."""
 
 def evaluate(qrels: QrelsLike, run: RunLike, measures: Optional[Sequence[str]] = None, *, per_query: bool = False, complete: bool = False) -> Dict[str, Any]:
     """trec_eval's measures: {"ndcg_cut_10": mean} or, per_query, {qid: {"ndcg_cut_10": value}}."""

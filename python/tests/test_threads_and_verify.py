@@ -54,6 +54,16 @@ def test_verifier_equals_the_cli(cli, verifier_data):
     assert verifier.predict([dict(c, evidence=evidence[c["id"]]) for c in claims]) == expected
     binary = verifier.predict(claims, evidence, labels="true,false")
     assert {p["label"] for p in binary} <= {"True", "False"}
+    # Abstaining through the same pipeline as `quantir verify --abstain`: the verifier's own rule,
+    # or the rule named by its folder.
+    cli("verify", "--claims", folder / "test.jsonl", "--verifier", f"trained:{folder / 'verifier'}", "--abstain", "--output", folder / "abstain.jsonl")
+    abstaining = [json.loads(line) for line in open(folder / "abstain.jsonl")]
+    assert verifier.predict(claims, evidence, abstain=True) == abstaining
+    assert verifier.predict(claims, evidence, abstention_rule=folder / "verifier") == abstaining
+    assert all("relevance" in p and p["verdict"] in ("True", "False", "Conflicting") for p in abstaining)
+    assert all((p["label"] == "Not Enough Info") == ("abstained" in p) for p in abstaining)
+    with pytest.raises(ValueError, match="leave out"):
+        verifier.predict(claims, evidence, labels="true,false", abstain=True)
 
     gold = {r["id"]: r["label"] for r in test}
     scores = quantir.score(gold, got)

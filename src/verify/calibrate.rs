@@ -7,8 +7,9 @@
 //!   ln T in [ln 0.05, ln 20]), so it never sees the claims it is applied to. T > 1 softens an
 //!   overconfident model; the verdict (the argmax) never changes.
 //! - **Expected calibration error** (ECE): the verdicts' confidences in [`BINS`] equal-width bins
-//!   over [0, 1] (a confidence of exactly 1 in the last); ECE = Σ_b (n_b / n) · |accuracy_b −
-//!   mean confidence_b| (Guo et al., 2017; the `netcal`/`torchmetrics` definition with 15 bins).
+//!   over [0, 1], binned as scikit-learn's `calibration_curve(strategy="uniform")` does (bin b
+//!   holds (b/15, (b+1)/15], the first also 0, the edges k · (1/15) as `np.linspace` computes
+//!   them); ECE = Σ_b (n_b / n) · |accuracy_b − mean confidence_b| (Guo et al., 2017, 15 bins).
 //! - **Risk–coverage**: the verdicts ordered by confidence, highest first (ties by position); at
 //!   coverage c the first ⌈c · n⌉ are kept and scored ([`score`]), the rest withheld.
 
@@ -75,7 +76,7 @@ pub struct Bin {
 pub fn reliability(items: &[(f64, bool)]) -> Vec<Bin> {
     let mut bins: Vec<Bin> = (0..BINS).map(|b| Bin { low: b as f64 / BINS as f64, high: (b + 1) as f64 / BINS as f64, count: 0, confidence: 0.0, accuracy: 0.0 }).collect();
     for &(confidence, correct) in items {
-        let b = ((confidence.clamp(0.0, 1.0) * BINS as f64) as usize).min(BINS - 1);
+        let b = (1..BINS).filter(|&k| k as f64 * (1.0 / BINS as f64) < confidence).count();
         bins[b].count += 1;
         bins[b].confidence += confidence;
         bins[b].accuracy += f64::from(u8::from(correct));
@@ -204,10 +205,12 @@ mod tests {
     #[test]
     fn ece_by_hand() {
         // Bin of 0.9 (14th of 15): 2 items, 1 right: |0.5 − 0.9| · 2/4; bin of 0.3: 2 items, both
-        // wrong: |0 − 0.3| · 2/4.
+        // wrong: |0 − 0.3| · 2/4. An edge value goes to the bin below it, 0 to the first.
         let items = [(0.9, true), (0.9, false), (0.3, false), (0.3, false)];
         assert!((ece(&items) - (0.4 * 0.5 + 0.3 * 0.5)).abs() < 1e-12);
         assert_eq!(reliability(&[(1.0, true)])[BINS - 1].count, 1);
+        assert_eq!(reliability(&[(0.0, true)])[0].count, 1);
+        assert_eq!(reliability(&[(0.2, true)])[2].count, 1, "0.2 is 3/15, the third bin's upper edge");
     }
 
     #[test]

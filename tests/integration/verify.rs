@@ -61,6 +61,85 @@ print(json.dumps({"accuracy": accuracy_score(y, pa), "macro_f1": f1_score(y, pa,
     close(&ours["folds"]["t_test_p"], &theirs["p"], "t-test p");
 }
 
+/// `verify-eval` on predictions that abstain: ECE and the reliability bins equal scikit-learn's
+/// `calibration_curve(strategy="uniform", n_bins=15)` binning, the risk–coverage curve equals
+/// sorting by confidence and scoring with scikit-learn at each coverage, the coverage counts the
+/// withheld verdicts, and `--plots` writes two PNG images and their CSV files.
+#[test]
+fn calibration_and_risk_coverage_equal_scikit_learn() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = ["True", "False", "Conflicting"];
+    let (mut gold, mut pred) = (String::new(), String::new());
+    let mut state = 5u64;
+    let mut next = |n: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    for i in 0..600 {
+        let g = next(10).min(2) as usize;
+        // Confidences on bin edges (0.2, 0.6, 1.0) as well as between them; right more often when sure.
+        let confidence = [0.2, 0.6, 1.0, 0.34, 0.51, 0.77, 0.93][next(7) as usize];
+        let v = if (next(100) as f64) < 100.0 * confidence { g } else { (g + 1 + next(2) as usize) % 3 };
+        let withheld = next(5) == 0;
+        writeln!(gold, r#"{{"id": "{i}", "label": "{}"}}"#, labels[g]).unwrap();
+        let label = if withheld { "Not Enough Info" } else { labels[v] };
+        let abstained = if withheld { r#", "abstained": "evidence""# } else { "" };
+        writeln!(pred, r#"{{"id": "{i}", "label": "{label}", "verdict": "{}", "confidence": {confidence}, "relevance": 0.5{abstained}}}"#, labels[v]).unwrap();
+    }
+    let (gold, pred) = (write(dir.path(), "gold.jsonl", gold), write(dir.path(), "pred.jsonl", pred));
+    let plots = dir.path().join("plots");
+    let out = quantir().args(["verify-eval", "--json", "--gold"]).arg(&gold).arg("--pred").arg(&pred).arg("--plots").arg(&plots).assert().success().get_output().stdout.clone();
+    let ours: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let script = r#"
+import json, math, sys
+import numpy as np
+from sklearn.calibration import calibration_curve
+from sklearn.metrics import f1_score, accuracy_score
+gold = {d["id"]: d["label"] for d in map(json.loads, open(sys.argv[1]))}
+pred = list(map(json.loads, open(sys.argv[2])))
+pred.sort(key=lambda p: int(p["id"]))
+y = [gold[p["id"]] for p in pred]
+v = [p["verdict"] for p in pred]
+c = np.array([p["confidence"] for p in pred])
+right = np.array([a == b for a, b in zip(y, v)], dtype=float)
+accuracy, confidence = calibration_curve(right, c, n_bins=15, strategy="uniform")
+bins = np.linspace(0.0, 1.0, 16)
+counts = np.bincount(np.searchsorted(bins[1:-1], c), minlength=15)
+ece = float(np.sum(counts[counts > 0] / len(c) * np.abs(accuracy - confidence)))
+order = sorted(range(len(c)), key=lambda i: (-c[i], i))
+curve = []
+for cov in [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]:
+    kept = order[:math.ceil(cov * len(c))]
+    yy, vv = [y[i] for i in kept], [v[i] for i in kept]
+    curve.append({"kept": len(kept), "accuracy": accuracy_score(yy, vv), "macro_f1": f1_score(yy, vv, average="macro", zero_division=0)})
+given = [i for i, p in enumerate(pred) if "abstained" not in p]
+print(json.dumps({"ece": ece, "counts": counts.tolist(), "curve": curve, "coverage": len(given) / len(pred),
+  "answered_macro_f1": f1_score([y[i] for i in given], [v[i] for i in given], average="macro", zero_division=0)}))
+"#;
+    let oracle = std::process::Command::new(python()).arg("-c").arg(script).arg(&gold).arg(&pred).output().unwrap();
+    assert!(oracle.status.success(), "{}", String::from_utf8_lossy(&oracle.stderr));
+    let theirs: serde_json::Value = serde_json::from_slice(&oracle.stdout).unwrap();
+    let s = &ours["selective"];
+    let close = |x: &serde_json::Value, y: &serde_json::Value, what: &str| assert!((x.as_f64().unwrap() - y.as_f64().unwrap()).abs() <= 1e-9, "{what}: quantir {x} vs scikit-learn {y}");
+    close(&s["ece"], &theirs["ece"], "ECE");
+    let counts: Vec<u64> = s["reliability"].as_array().unwrap().iter().map(|b| b["count"].as_u64().unwrap()).collect();
+    assert_eq!(serde_json::json!(counts), theirs["counts"]);
+    for (point, expected) in s["curve"].as_array().unwrap().iter().zip(theirs["curve"].as_array().unwrap()) {
+        assert_eq!(point["kept"], expected["kept"]);
+        close(&point["scores"]["accuracy"], &expected["accuracy"], "selective accuracy");
+        close(&point["scores"]["macro_f1"], &expected["macro_f1"], "selective macro-F1");
+    }
+    close(&s["coverage"], &theirs["coverage"], "coverage");
+    close(&s["answered"]["macro_f1"], &theirs["answered_macro_f1"], "macro-F1 of the verdicts given");
+    // The main scores count the withheld claims as Not Enough Info (a fourth label).
+    assert!(ours["labels"].as_array().unwrap().contains(&serde_json::json!("Not Enough Info")));
+    for name in ["reliability.png", "risk_coverage.png"] {
+        assert!(std::fs::read(plots.join(name)).unwrap().starts_with(b"\x89PNG\r\n\x1a\n"), "{name} is a PNG");
+    }
+    assert_eq!(std::fs::read_to_string(plots.join("risk_coverage.csv")).unwrap().lines().count(), 11);
+    assert_eq!(std::fs::read_to_string(plots.join("reliability.csv")).unwrap().lines().count(), 16);
+}
+
 #[test]
 fn train_cross_validate_and_verify() {
     let dir = tempfile::tempdir().unwrap();
