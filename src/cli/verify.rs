@@ -144,8 +144,8 @@ fn print_selective(s: &calibrate::SelectiveReport) {
         let answered = s.answered.as_ref().map_or(String::from("none given"), |a| format!("accuracy {:.4}, macro_f1 {:.4}", a.accuracy, a.macro_f1));
         println!("abstention   coverage {:.4} ({} withheld as Not Enough Info); verdicts given: {answered}", s.coverage, s.withheld);
     }
-    for point in s.curve.iter().filter(|p| [0.8, 0.5].iter().any(|c| (p.coverage - c).abs() < 0.01)) {
-        println!("selective    at coverage {:.2} (confidence >= {:.3}): accuracy {:.4}, macro_f1 {:.4}", point.coverage, point.threshold, point.scores.accuracy, point.scores.macro_f1);
+    for point in s.curve.iter().filter(|p| p.target == 0.8 || p.target == 0.5) {
+        println!("selective    at coverage {:.2} ({} of {} claims, confidence >= {:.3}): accuracy {:.4}, macro_f1 {:.4}", point.target, point.kept, s.verdicts.examples, point.threshold, point.scores.accuracy, point.scores.macro_f1);
     }
 }
 

@@ -408,9 +408,9 @@ mod tests {
     #[test]
     fn own_evidence_has_more_signal_than_another_claims() {
         let a = Analyzer::default();
-        let texts = ["Says unemployment is about 10 percent.", "Says the economy grew 3 percent.", "Florida's economy, a report says, is about tourism."];
+        let texts = ["Says unemployment is about 10 percent.", "Says Florida's economy grew 3 percent.", "Florida's economy, a report says, is about tourism."];
         let w = TermWeights::fit(texts.into_iter(), &a);
-        assert!(w.weight("florida") > w.weight("sai") && w.weight("militari") > w.weight("florida"));
+        assert!(w.weight("florida") > w.weight("say") && w.weight("militari") > w.weight("florida"));
         let claim = "Says the military accounts for about 10 percent of Florida's economy in 2019.";
         let own = signals(claim, &["The military and defense sector accounts for 10.2 percent of Florida's economy, a 2019 report found.".into()], &w, &a);
         let other = signals(claim, &["A plane crashed in Myanmar, killing 12 people.".into()], &w, &a);

@@ -97,7 +97,9 @@ pub fn ece(items: &[(f64, bool)]) -> f64 {
 /// One point of the risk–coverage curve.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct CoveragePoint {
-    /// Share of claims given a verdict.
+    /// The coverage asked for.
+    pub target: f64,
+    /// Share of claims given a verdict (⌈target · n⌉ / n).
     pub coverage: f64,
     /// Claims given one.
     pub kept: usize,
@@ -117,7 +119,7 @@ pub fn risk_coverage(items: &[(Label, Label, f64)], coverages: &[f64]) -> Vec<Co
             let kept = ((coverage * items.len() as f64).ceil() as usize).min(items.len());
             (kept > 0).then(|| {
                 let pairs: Vec<(Label, Label)> = order[..kept].iter().map(|&i| (items[i].0, items[i].1)).collect();
-                CoveragePoint { coverage: kept as f64 / items.len() as f64, kept, threshold: items[order[kept - 1]].2, scores: score(&pairs) }
+                CoveragePoint { target: coverage, coverage: kept as f64 / items.len() as f64, kept, threshold: items[order[kept - 1]].2, scores: score(&pairs) }
             })
         })
         .collect()

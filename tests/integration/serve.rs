@@ -276,6 +276,15 @@ fn verify_endpoint_and_verdict_panel() {
     let evidence = json["evidence"].as_array().unwrap();
     assert_eq!(evidence.len(), 3);
     assert!(evidence.iter().all(|h| h["date"].as_str().unwrap() < "2023-04-24"));
+    // `quantir verify` on the same claim and texts gives the same verdict: one pipeline.
+    let passages: Vec<String> = evidence.iter().map(|h| quantir::corpus::passage(h["title"].as_str().unwrap(), h["text"].as_str().unwrap())).collect();
+    let given = crate::util::write(dir.path(), "given.jsonl", serde_json::json!({"id": "florida", "claim": FLORIDA, "evidence": passages}).to_string() + "\n");
+    let cli_pred = dir.path().join("cli.jsonl");
+    crate::util::quantir().args(["verify", "--abstain", "--verifier", &spec, "--claims"]).arg(&given).arg("--output").arg(&cli_pred).assert().success();
+    let cli: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&cli_pred).unwrap().trim()).unwrap();
+    for field in ["label", "verdict", "confidence", "relevance", "abstained"] {
+        assert_eq!(cli[field], json[field], "{field}: quantir verify {cli} vs /api/verify {json}");
+    }
     let summaries: Vec<&str> = evidence.iter().flat_map(|h| h["comparisons"].as_array().unwrap()).map(|c| c["summary"].as_str().unwrap()).collect();
     assert!(summaries.contains(&"claim: about 10% — evidence: 10% (2010), +0%"), "{summaries:?}");
     let health: serde_json::Value = reqwest::blocking::get(format!("{}/api/health", server.url)).unwrap().json().unwrap();
