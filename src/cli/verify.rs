@@ -124,12 +124,15 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         }
     }
     let (verifier, rule) = TrainedVerifier::train(&set, encoder.as_ref(), &config)?;
-    verifier.save(&args.output)?;
+    // The previous rule goes first and the new one last, so an interrupted save leaves a verifier
+    // without a rule (which --abstain refuses), never one with another model's rule.
     let rule_path = args.output.join(ABSTENTION_FILE);
-    match &rule {
-        Some(rule) => quantir::io::write_replacing(&rule_path, serde_json::to_string_pretty(rule)?.as_bytes())?,
-        None if rule_path.exists() => std::fs::remove_file(&rule_path).with_context(|| format!("removing the previous {}", rule_path.display()))?,
-        None => {}
+    if rule_path.exists() {
+        std::fs::remove_file(&rule_path).with_context(|| format!("removing the previous {}", rule_path.display()))?;
+    }
+    verifier.save(&args.output)?;
+    if let Some(rule) = &rule {
+        quantir::io::write_replacing(&rule_path, serde_json::to_string_pretty(rule)?.as_bytes())?;
     }
     if let Some(rule) = &rule {
         eprintln!("abstention rule: Not Enough Info below relevance {:.3} or confidence {:.2} (held-out 4-way macro-F1 {:.4})", rule.min_relevance, rule.min_confidence, rule.macro_f1);
