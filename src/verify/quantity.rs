@@ -28,10 +28,10 @@
 //!
 //! A claim quantity and an evidence quantity are *comparable* when their units are: the same
 //! currency; percent with percent; percentage points with percentage points; rates (scaled to the
-//! same M); counts whose nouns agree (or either has none). Years are context, not compared. Of the
-//! comparable ones in a passage the best match is the one with the same noun, then the same year,
-//! then the smallest relative difference (evidence − claim) / |claim| between range midpoints; ties
-//! go to the earlier.
+//! same M); counts of the same noun (a bare number is compared with nothing). Years are context,
+//! not compared. Of the comparable ones in a passage the best match is the one with the same noun,
+//! then the same year, then the smallest relative difference (evidence − claim) / |claim| between
+//! range midpoints; ties go to the earlier.
 
 use crate::analysis::{number_spans, Analyzer};
 
@@ -522,10 +522,8 @@ fn comparable(a: &Quantity, b: &Quantity) -> bool {
         (Unit::Year, _) | (_, Unit::Year) => false,
         (Unit::Currency { currency: x }, Unit::Currency { currency: y }) => x == y,
         (Unit::Rate { .. }, Unit::Rate { .. }) | (Unit::Percent, Unit::Percent) | (Unit::PercentagePoints, Unit::PercentagePoints) => true,
-        (Unit::Count, Unit::Count) => match (&a.noun, &b.noun) {
-            (Some(x), Some(y)) => x == y,
-            _ => true,
-        },
+        // A bare number ("when he was 30") is no count of anything to set against another.
+        (Unit::Count, Unit::Count) => a.noun.is_some() && a.noun == b.noun,
         _ => false,
     }
 }
@@ -640,5 +638,8 @@ mod tests {
         // Different currencies and different nouns are not comparable.
         assert!(comparisons("$5 million", &["€5 million".to_string()]).is_empty());
         assert!(comparisons("40 guns", &["40 cars".to_string()]).is_empty());
+        // Real claim (the bundled sample): "when he was 30" has no noun to compare by.
+        assert!(comparisons("it first aired in May 2004, when he was 30.", &["76 episodes aired; he was 30 then.".to_string()]).is_empty());
+        assert_eq!(comparisons("40 guns", &["nearly 38 guns".to_string()])[0].summary, "claim: 40 gun — evidence: about 38 gun, −5%");
     }
 }
