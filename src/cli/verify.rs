@@ -234,6 +234,9 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 }
 
 pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
+    if args.database.is_some() && args.abstain.with(false) != AbstainWith::Off {
+        anyhow::bail!("--abstain and --abstention-rule do not apply with --database: the database agent answers Not Enough Info itself\n\nhint: leave them out");
+    }
     let inputs: Vec<&std::path::Path> = [Some(args.claims.as_path()), args.run.as_deref(), args.evidence.as_deref(), args.database.as_deref()].into_iter().flatten().collect();
     super::check_output("--output", &args.output, &inputs, &args.index.as_deref().into_iter().collect::<Vec<_>>())?;
     let labels = args.labels.unwrap_or_else(|| match args.database {

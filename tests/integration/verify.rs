@@ -174,6 +174,7 @@ fn train_cross_validate_and_verify() {
     quantir().args(["run", "-k", "3", "--index"]).arg(&index).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(&run).assert().success();
     quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--run").arg(&run).arg("--index").arg(&index).arg("--output").arg(&preds).assert().success().stderr(contains("verified 12 claims"));
     quantir().args(["verify", "--verifier", "bert:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(2).stderr(contains("unknown verifier \"bert:nowhere\": use trained:DIR, onnx:DIR or llm:MODEL"));
+    quantir().args(["verify", "--abstain", "--verifier", "llm:m", "--database"]).arg(dir.path()).arg("--claims").arg(&claims).arg("--output").arg(&preds).assert().code(1).stderr(contains("--abstain and --abstention-rule do not apply with --database"));
     // Evidence given per claim (--evidence), matched by id, and a binary task (--labels true,false).
     let sample: Vec<serde_json::Value> = std::fs::read_to_string(repo().join("data/quantemp-sample/claims.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let given: String = sample.iter().map(|c| format!("{}\n", serde_json::json!({"id": c["id"], "evidence": ["unemployment fell to 3.5 percent in 2019", "a viral post claims otherwise"]}))).collect();
