@@ -5,7 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use quantir::eval::{CompareConfig, Completeness, Measure};
+use quantir::eval::{CompareConfig, Completeness, Measure, MeasureList};
 use quantir::fuse::{fuse_runs, FusionConfig, Method, RRF_K};
 
 use crate::convert::{choice, json_to_py, maybe_choice, qrels, run, run_to_py};
@@ -16,7 +16,10 @@ fn measures(names: Option<Vec<String>>) -> PyResult<Vec<Measure>> {
     match names {
         None => Ok(Measure::DEFAULTS.to_vec()),
         Some(names) if names.is_empty() => Err(PyValueError::new_err("measures=[]: name at least one measure, e.g. \"ndcg_cut.10\"")),
-        Some(names) => names.iter().map(|n| n.parse::<Measure>().map_err(|e| PyValueError::new_err(format!("measures: {e}")))).collect(),
+        Some(names) => {
+            let lists = names.iter().map(|n| n.parse::<MeasureList>().map_err(|e| PyValueError::new_err(format!("measures: {e}")))).collect::<PyResult<Vec<_>>>()?;
+            Ok(MeasureList::flatten(&lists))
+        }
     }
 }
 
@@ -30,8 +33,9 @@ fn completeness(complete: bool) -> Completeness {
 
 /// Evaluates `run` against `qrels` with trec_eval's semantics: `{"ndcg_cut_10": mean, ...}`, or
 /// with `per_query=True` `{qid: {"ndcg_cut_10": value, ...}}` as pytrec_eval gives. Measures by
-/// trec_eval name (default: ndcg_cut.10, recall.10, recall.100, recip_rank, map); `complete=True`
-/// counts judged queries missing from the run as 0 (trec_eval -c).
+/// trec_eval name or list (`"P.5,10"`, `"iprec_at_recall"`; default: ndcg_cut.10, recall.10,
+/// recall.100, recip_rank, map); `complete=True` evaluates judged queries missing from the run as
+/// empty rankings (trec_eval -c).
 #[pyfunction]
 #[pyo3(signature = (qrels, run, measures=None, *, per_query=false, complete=false))]
 pub fn evaluate<'py>(py: Python<'py>, qrels: &Bound<'py, PyAny>, run: &Bound<'py, PyAny>, measures: Option<Vec<String>>, per_query: bool, complete: bool) -> PyResult<Bound<'py, PyDict>> {

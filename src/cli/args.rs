@@ -6,6 +6,7 @@ use quantir::corpus::PubDate;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use quantir::eval::{Completeness, Measure, MeasureList, Settings};
 use quantir::fuse::{ConstantPolicy, FusionConfig, Method, Norm, RRF_K};
 use quantir::plan::{planner_for, LlmConfig, MmrConfig, MmrSimilarity, PlanSpec, Planner};
 use quantir::index::Bm25Params;
@@ -292,6 +293,41 @@ impl BackendArgs {
         match self.cluster(index)? {
             None => Ok(None),
             Some(config) => Ok(Some(quantir::opensearch::RemoteIndex::open(quantir::opensearch::Cluster::connect(config)?)?)),
+        }
+    }
+}
+
+/// What `eval` and `compare` measure and how they read a run: trec_eval's `-m`, `-c`, `-l`, `-M`.
+#[derive(Debug, Args)]
+pub struct MeasureArgs {
+    /// Measures, trec_eval names, repeatable; a list shares one name (P.5,10) and a bare cutoff
+    /// name takes trec_eval's cutoffs (P is P.5 to P.1000) [default: ndcg_cut.10 recall.10
+    /// recall.100 recip_rank map]
+    #[arg(short = 'm', long = "measure", value_name = "MEASURE")]
+    measures: Vec<MeasureList>,
+    /// Count judged queries missing from the run as empty rankings: 0, but for num_rel (trec_eval -c)
+    #[arg(short = 'c', long)]
+    complete: bool,
+    /// The lowest grade that counts as relevant (trec_eval -l), from 1; nDCG's gains stay the grades
+    #[arg(short = 'l', long, value_name = "GRADE", default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..))]
+    relevance_level: i32,
+    /// Measure only the top N documents of each query (trec_eval -M), from 1 [default: all]
+    #[arg(short = 'M', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_docs: Option<u64>,
+}
+
+impl MeasureArgs {
+    /// The measures asked for, each once, or the defaults.
+    pub fn measures(&self) -> Vec<Measure> {
+        MeasureList::flatten(&self.measures)
+    }
+
+    /// The evaluation settings these flags give.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            completeness: if self.complete { Completeness::Complete } else { Completeness::RunQueriesOnly },
+            relevance_level: self.relevance_level,
+            max_docs: self.max_docs.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX)),
         }
     }
 }

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use quantir::eval::{compare, evaluate, CompareConfig, Completeness, Correction, Measure, Test};
+use quantir::eval::{compare, evaluate_with, CompareConfig, Correction, Test};
+
+use super::args::MeasureArgs;
 use quantir::trec::{parse_trec, Qrels, QrelsFormat};
 
 #[derive(Debug, Args)]
@@ -17,9 +19,8 @@ pub struct CompareArgs {
     /// TREC runs; the first is the baseline
     #[arg(value_name = "RUN", required = true, num_args = 2..)]
     runs: Vec<PathBuf>,
-    /// Measures, trec_eval names (repeatable) [default: ndcg_cut.10 recall.10 recall.100 recip_rank map]
-    #[arg(short = 'm', long = "measure", value_name = "MEASURE")]
-    measures: Vec<Measure>,
+    #[command(flatten)]
+    measure: MeasureArgs,
     /// Paired test against the baseline
     #[arg(long, value_enum, default_value_t = Test::T)]
     test: Test,
@@ -35,9 +36,6 @@ pub struct CompareArgs {
     /// Seed of the permutation test
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Count judged queries missing from a run as 0 (trec_eval -c)
-    #[arg(long)]
-    complete: bool,
     /// Print JSON
     #[arg(long)]
     json: bool,
@@ -52,14 +50,14 @@ fn parse_alpha(text: &str) -> Result<f64, String> {
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let qrels = Qrels::read(&args.qrels, args.qrels_format)?;
-    let measures = if args.measures.is_empty() { Measure::DEFAULTS.to_vec() } else { args.measures.clone() };
-    let completeness = if args.complete { Completeness::Complete } else { Completeness::RunQueriesOnly };
+    let measures = args.measure.measures();
+    let settings = args.measure.settings();
     let mut evaluations = Vec::new();
     for path in &args.runs {
         let text = quantir::io::MappedText::open(path)?;
         let run = parse_trec(path, text.as_str())?;
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-        evaluations.push((name, evaluate(&run, &qrels, &measures, completeness)));
+        evaluations.push((name, evaluate_with(&run, &qrels, &measures, &settings)));
     }
     let config = CompareConfig { test: args.test, alpha: args.alpha, correction: args.correction, permutations: args.permutations as usize, seed: args.seed };
     let table = compare(&evaluations, &config);

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use quantir::eval::{evaluate, Completeness, Evaluation, Measure};
+use quantir::eval::{evaluate_with, Evaluation, Measure};
+
+use super::args::MeasureArgs;
 use quantir::trec::{parse_trec, Qrels, QrelsFormat};
 
 #[derive(Debug, Args)]
@@ -17,12 +19,8 @@ pub struct EvalArgs {
     /// The TREC run file
     #[arg(long, value_name = "RUN")]
     run: PathBuf,
-    /// Measures, trec_eval names (repeatable) [default: ndcg_cut.10 recall.10 recall.100 recip_rank map]
-    #[arg(short = 'm', long = "measure", value_name = "MEASURE")]
-    measures: Vec<Measure>,
-    /// Count judged queries missing from the run as 0 (trec_eval -c)
-    #[arg(long)]
-    complete: bool,
+    #[command(flatten)]
+    measure: MeasureArgs,
     /// Print every query's values too
     #[arg(long)]
     per_query: bool,
@@ -35,9 +33,9 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let qrels = Qrels::read(&args.qrels, args.qrels_format)?;
     let text = quantir::io::MappedText::open(&args.run)?;
     let run = parse_trec(&args.run, text.as_str())?;
-    let measures = if args.measures.is_empty() { Measure::DEFAULTS.to_vec() } else { args.measures.clone() };
-    let completeness = if args.complete { Completeness::Complete } else { Completeness::RunQueriesOnly };
-    let evaluation = evaluate(&run, &qrels, &measures, completeness);
+    let measures = args.measure.measures();
+    let settings = args.measure.settings();
+    let evaluation = evaluate_with(&run, &qrels, &measures, &settings);
     if args.json {
         let row = |values: &[f64]| -> serde_json::Map<String, serde_json::Value> {
             measures.iter().zip(values).map(|(m, v)| (m.key(), serde_json::json!(v))).collect()
@@ -53,7 +51,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         if args.per_query {
             for (qid, values) in &evaluation.per_query {
                 for (m, v) in measures.iter().zip(values) {
-                    println!("{:<22}\t{qid}\t{:.4}", m.to_string(), unsigned_zero(*v));
+                    println!("{:<22}\t{qid}\t{}", m.to_string(), format_value(*m, *v));
                 }
             }
         }
@@ -63,7 +61,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         eprintln!("{} run queries have no judgments: not evaluated", evaluation.unjudged_in_run);
     }
     if evaluation.missing_from_run > 0 {
-        let how = if args.complete { "counted as 0 (--complete)" } else { "skipped; --complete counts them as 0" };
+        let how = if settings.completeness == quantir::eval::Completeness::Complete { "evaluated as empty rankings (-c)" } else { "skipped; -c evaluates them as empty rankings" };
         eprintln!("{} judged queries are missing from the run: {how}", evaluation.missing_from_run);
     }
     Ok(())
@@ -73,15 +71,18 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
 pub fn print_means(evaluation: &Evaluation) {
     println!("{:<22}\tall\t{}", "num_q", evaluation.per_query.len());
     for (m, v) in evaluation.measures.iter().zip(&evaluation.mean) {
-        println!("{:<22}\tall\t{:.4}", m.to_string(), unsigned_zero(*v));
+        println!("{:<22}\tall\t{}", m.to_string(), format_value(*m, *v));
     }
 }
 
-/// `v`, with a value that prints as zero at four places printed `0.0000`, never `-0.0000`.
-fn unsigned_zero(v: f64) -> f64 {
-    if (v * 1e4).round() == 0.0 {
-        0.0
+/// A value as trec_eval prints it: counts whole, the rest at four places, and a value that rounds
+/// to zero as `0.0000`, never `-0.0000`.
+pub fn format_value(measure: Measure, v: f64) -> String {
+    if measure.is_count() {
+        format!("{v:.0}")
+    } else if (v * 1e4).round() == 0.0 {
+        format!("{:.4}", 0.0)
     } else {
-        v
+        format!("{v:.4}")
     }
 }

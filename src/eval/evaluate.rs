@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::measure::Measure;
+use super::measure::{Aggregate, Measure};
 use super::measures::{self, Judged};
 use rayon::prelude::*;
 
@@ -14,8 +14,25 @@ pub enum Completeness {
     /// Leave them out of the means (trec_eval's default).
     #[default]
     RunQueriesOnly,
-    /// Count them with every measure at 0 (trec_eval `-c`).
+    /// Evaluate them as empty rankings: every measure 0 but `num_rel` (trec_eval `-c`).
     Complete,
+}
+
+/// How a run is read before it is measured: trec_eval's `-c`, `-l` and `-M`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Judged queries missing from the run (`-c`).
+    pub completeness: Completeness,
+    /// The lowest grade that counts as relevant (`-l`, default 1). nDCG's gains stay the grades.
+    pub relevance_level: i32,
+    /// Only the top this many documents of each query are measured (`-M`, default all).
+    pub max_docs: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { completeness: Completeness::RunQueriesOnly, relevance_level: 1, max_docs: usize::MAX }
+    }
 }
 
 /// The values of a run's evaluation.
@@ -25,19 +42,30 @@ pub struct Evaluation {
     pub measures: Vec<Measure>,
     /// Query id → one value per measure.
     pub per_query: BTreeMap<String, Vec<f64>>,
-    /// Means over the evaluated queries, one per measure.
+    /// The `all` values, one per measure: means over the evaluated queries, sums for counts
+    /// ([`Measure::aggregate`]).
     pub mean: Vec<f64>,
-    /// Judged queries missing from the run (counted as 0 with [`Completeness::Complete`]).
+    /// Judged queries missing from the run (evaluated as empty rankings with [`Completeness::Complete`]).
     pub missing_from_run: usize,
     /// Run queries with no judgments at all: not evaluated, as in trec_eval.
     pub unjudged_in_run: usize,
 }
 
-/// Evaluates `run` against `qrels` with trec_eval's semantics (module doc of [`crate::eval`]).
+/// Evaluates `run` against `qrels` with trec_eval's semantics (module doc of [`crate::eval`])
+/// and its default settings but for `completeness`.
+pub fn evaluate(run: &RunView, qrels: &Qrels, measures: &[Measure], completeness: Completeness) -> Evaluation {
+    evaluate_with(run, qrels, measures, &Settings { completeness, ..Settings::default() })
+}
+
+/// Evaluates `run` against `qrels` with trec_eval's semantics and `settings`.
 ///
 /// A query is evaluated when it is in the run and has judgments, even if none of them is
-/// relevant (its values are then 0, as trec_eval and pytrec_eval report them).
-pub fn evaluate(run: &RunView, qrels: &Qrels, measures: &[Measure], completeness: Completeness) -> Evaluation {
+/// relevant (its values are then 0, as trec_eval and pytrec_eval report them). With
+/// [`Completeness::Complete`], a judged query missing from the run is measured as an empty
+/// ranking: 0 everywhere but its `num_rel`.
+pub fn evaluate_with(run: &RunView, qrels: &Qrels, measures: &[Measure], settings: &Settings) -> Evaluation {
+    let completeness = settings.completeness;
+    let empty = QueryView { qid: "", docs: Vec::new() };
     let mut evaluation = Evaluation { measures: measures.to_vec(), ..Default::default() };
     let lists: HashMap<&str, &QueryView> = run.queries.iter().map(|q| (q.qid, q)).collect();
     evaluation.unjudged_in_run = run.queries.iter().filter(|q| !qrels.judgments.contains_key(q.qid)).count();
@@ -47,8 +75,8 @@ pub fn evaluate(run: &RunView, qrels: &Qrels, measures: &[Measure], completeness
         .par_iter()
         .map(|(qid, judgments)| {
             let values = match lists.get(qid.as_str()) {
-                Some(query) => Some(query_values(query, judgments, measures)),
-                None if completeness == Completeness::Complete => Some(vec![0.0; measures.len()]),
+                Some(query) => Some(query_values(query, judgments, measures, settings)),
+                None if completeness == Completeness::Complete => Some(query_values(&empty, judgments, measures, settings)),
                 None => None,
             };
             (qid.clone(), values)
@@ -56,14 +84,23 @@ pub fn evaluate(run: &RunView, qrels: &Qrels, measures: &[Measure], completeness
         .collect();
     evaluation.per_query = values.into_iter().filter_map(|(q, v)| v.map(|v| (q, v))).collect();
     let n = evaluation.per_query.len();
-    evaluation.mean = (0..measures.len())
-        .map(|i| if n == 0 { 0.0 } else { evaluation.per_query.values().map(|v| v[i]).sum::<f64>() / n as f64 })
+    evaluation.mean = measures
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let sum = evaluation.per_query.values().map(|v| v[i]).sum::<f64>();
+            match m.aggregate() {
+                Aggregate::Sum => sum,
+                Aggregate::Mean if n == 0 => 0.0,
+                Aggregate::Mean => sum / n as f64,
+            }
+        })
         .collect();
     evaluation
 }
 
 /// One query's values: its documents ranked as trec_eval ranks them, then measured.
-fn query_values(query: &QueryView, judgments: &BTreeMap<String, i32>, measures: &[Measure]) -> Vec<f64> {
+fn query_values(query: &QueryView, judgments: &BTreeMap<String, i32>, measures: &[Measure], settings: &Settings) -> Vec<f64> {
     let trec_order = |a: &(&str, f64), b: &(&str, f64)| crate::trec::ranking(*a, *b);
     let sorted;
     let docs: &[(&str, f64)] = if query.docs.is_sorted_by(|a, b| trec_order(a, b).is_le()) {
@@ -74,7 +111,10 @@ fn query_values(query: &QueryView, judgments: &BTreeMap<String, i32>, measures: 
         sorted = copy;
         &sorted
     };
-    let num_rel = judgments.values().filter(|&&g| g >= 1).count();
+    let docs = &docs[..docs.len().min(settings.max_docs)];
+    let level = settings.relevance_level;
+    let num_rel = judgments.values().filter(|&&g| g >= level).count();
+    let num_nonrel = judgments.values().filter(|&&g| (0..level).contains(&g)).count();
     // Every retrieved document is looked up, most of them unjudged: a hash probe rejects those
     // without comparing strings, where the ordered map compares several.
     let grades: rustc_hash::FxHashMap<&str, i32> = judgments.iter().map(|(d, g)| (d.as_str(), *g)).collect();
@@ -87,12 +127,21 @@ fn query_values(query: &QueryView, judgments: &BTreeMap<String, i32>, measures: 
     }
     let mut ideal: Vec<i32> = judgments.values().copied().filter(|&g| g > 0).collect();
     ideal.sort_unstable_by(|a, b| b.cmp(a));
-    let j = Judged { rels: &rels, judged: &judged, num_rel, ideal: &ideal };
+    // ir_measures' tie order, for `Judged@K` alone.
+    let judged_docid_ascending: Vec<bool> = if measures.iter().any(|m| matches!(m, Measure::Judged(_))) {
+        let mut by_docid: Vec<&(&str, f64)> = docs.iter().collect();
+        by_docid.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        by_docid.iter().map(|(d, _)| grades.contains_key(d)).collect()
+    } else {
+        Vec::new()
+    };
+    let j = Judged { rels: &rels, judged: &judged, level, num_rel, num_nonrel, ideal: &ideal, judged_docid_ascending: &judged_docid_ascending };
     measures.iter().map(|m| value(&j, *m)).collect()
 }
 
 fn value(j: &Judged, measure: Measure) -> f64 {
     match measure {
+        Measure::Ndcg => measures::ndcg_cut(j, usize::MAX),
         Measure::NdcgCut(k) => measures::ndcg_cut(j, k),
         Measure::Recall(k) => measures::recall(j, k),
         Measure::Precision(k) => measures::precision(j, k),
@@ -102,6 +151,14 @@ fn value(j: &Judged, measure: Measure) -> f64 {
         Measure::RecipRankCut(k) => measures::recip_rank(j, k),
         Measure::Success(k) => measures::success(j, k),
         Measure::RPrec => measures::r_precision(j),
+        Measure::Bpref => measures::bpref(j),
+        Measure::NumRet => j.rels.len() as f64,
+        Measure::NumRel => j.num_rel as f64,
+        Measure::NumRelRet => measures::num_rel_ret(j) as f64,
+        Measure::SetP => measures::set_precision(j),
+        Measure::SetRecall => measures::set_recall(j),
+        Measure::SetF => measures::set_f(j),
+        Measure::IprecAtRecall(level) => measures::iprec_at_recall(j, level),
         Measure::Judged(k) => measures::judged(j, k),
     }
 }

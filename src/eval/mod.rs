@@ -9,9 +9,12 @@
 //! - a document is relevant when its grade is ≥ 1; unjudged documents are not relevant; nDCG's
 //!   gains are the grades themselves (linear), grades ≤ 0 gain nothing;
 //! - only queries that are both in the run and in the qrels are evaluated; with
-//!   [`Completeness::Complete`] (trec_eval `-c`), a judged query missing from the run counts
-//!   with every measure at 0;
-//! - `all` is the arithmetic mean over the evaluated queries.
+//!   [`Completeness::Complete`] (trec_eval `-c`), a judged query missing from the run is
+//!   evaluated as an empty ranking (every measure 0 but `num_rel`);
+//! - [`Settings`] carry trec_eval's `-l` (the lowest relevant grade) and `-M` (the top N
+//!   documents measured);
+//! - `all` is the arithmetic mean over the evaluated queries, or the sum for the counts
+//!   (`num_ret`, `num_rel`, `num_rel_ret`), as trec_eval aggregates them.
 //!
 //! The formulas live in `measures.rs`, one function per measure; `compare.rs` holds the paired
 //! significance tests.
@@ -22,5 +25,5 @@ mod measures;
 mod evaluate;
 
 pub use compare::{compare, correct, paired_t_test, permutation_test, CompareConfig, Comparison, Correction, RunRow, Test};
-pub use evaluate::{evaluate, Completeness, Evaluation};
-pub use measure::Measure;
+pub use evaluate::{evaluate, evaluate_with, Completeness, Evaluation, Settings};
+pub use measure::{Aggregate, Measure, MeasureList};

@@ -1,6 +1,7 @@
-//! `quantir eval` equals trec_eval (pytrec_eval) per query to 1e-9, on runs chosen to exercise
-//! its semantics: the SciFact BM25 run, many tied scores, judged queries missing from the run
-//! (with and without --complete) and graded qrels; `compare`'s t-test equals scipy's.
+//! `quantir eval` equals trec_eval (pytrec_eval) per query to 1e-9, and `Judged@K` equals
+//! ir_measures', on runs chosen to exercise their semantics: the SciFact BM25 run, many tied
+//! scores, judged queries missing from the run (with and without -c), graded qrels with negative
+//! grades, relevance levels (-l) and ranking cuts (-M); `compare`'s t-test equals scipy's.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,10 +13,21 @@ use quantir::trec::{Qrels, QrelsFormat, Run};
 
 use crate::util::{assert_same_values, oracle, python, quantir, quantir_eval, repo, scifact_run, write};
 
-const MEASURES: [&str; 20] = [
-    "ndcg_cut.5", "ndcg_cut.10", "ndcg_cut.100", "ndcg_cut.1000", "recall.10", "recall.100", "recall.1000", "P.5", "P.10", "P.100",
-    "map", "map_cut.10", "map_cut.100", "recip_rank", "recip_rank_cut.10", "success.1", "success.10", "Rprec", "judged.10", "judged.100",
+/// Every measure quantir has, in lists and bare names as trec_eval takes them.
+const MEASURES: [&str; 23] = [
+    "ndcg", "ndcg_cut.5,10,100,1000", "recall.10,100,1000", "P.5", "P.10,100", "map", "map_cut.10,100", "recip_rank", "recip_rank_cut.10", "success",
+    "Rprec", "bpref", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall", "set_F", "iprec_at_recall", "iprec_at_recall.0.25,0.05", "Judged@10",
+    "Judged@100", "Judged@2000",
 ];
+
+/// Flags for `-c`.
+fn complete_flag(complete: bool) -> &'static [&'static str] {
+    if complete {
+        &["-c"]
+    } else {
+        &[]
+    }
+}
 
 fn qrels() -> std::path::PathBuf {
     repo().join("data/scifact/qrels/test.tsv")
@@ -39,7 +51,8 @@ fn rewrite(to: &Path, f: impl Fn(&[&str]) -> Option<String>) {
 fn scifact_run_per_query() {
     let run = &scifact_run().run;
     for complete in [false, true] {
-        assert_same_values(&quantir_eval(&qrels(), run, &MEASURES, complete), &oracle(&qrels(), run, &MEASURES, complete));
+        let flags = complete_flag(complete);
+        assert_same_values(&quantir_eval(&qrels(), run, &MEASURES, flags), &oracle(&qrels(), run, &MEASURES, flags));
     }
 }
 
@@ -50,7 +63,7 @@ fn many_tied_scores() {
     // Scores rounded to whole numbers: most documents of a query tie, and the run's own order
     // (by the unrounded score) is no longer trec_eval's.
     rewrite(&tied, |f| Some(format!("{} Q0 {} {} {} tied", f[0], f[2], f[3], f[4].parse::<f64>().unwrap().round())));
-    assert_same_values(&quantir_eval(&qrels(), &tied, &MEASURES, false), &oracle(&qrels(), &tied, &MEASURES, false));
+    assert_same_values(&quantir_eval(&qrels(), &tied, &MEASURES, &[]), &oracle(&qrels(), &tied, &MEASURES, &[]));
 }
 
 #[test]
@@ -59,8 +72,9 @@ fn judged_queries_missing_from_the_run() {
     let partial = dir.path().join("partial.run");
     rewrite(&partial, |f| (f[0].parse::<u64>().unwrap() % 3 != 0).then(|| f.join(" ")));
     for complete in [false, true] {
-        let ours = quantir_eval(&qrels(), &partial, &MEASURES, complete);
-        assert_same_values(&ours, &oracle(&qrels(), &partial, &MEASURES, complete));
+        let flags = complete_flag(complete);
+        let ours = quantir_eval(&qrels(), &partial, &MEASURES, flags);
+        assert_same_values(&ours, &oracle(&qrels(), &partial, &MEASURES, flags));
         let n = ours["per_query"].as_object().unwrap().len();
         assert_eq!(n == 300, complete, "{n} queries evaluated");
     }
@@ -91,7 +105,39 @@ fn graded_qrels() {
     }
     let graded_path = write(dir.path(), "graded.qrels", trec);
     let run = &scifact_run().run;
-    assert_same_values(&quantir_eval(&graded_path, run, &MEASURES, false), &oracle(&graded_path, run, &MEASURES, false));
+    // Tied scores and a third of the queries missing, too.
+    let tied = dir.path().join("tied.run");
+    rewrite(&tied, |f| (f[0].parse::<u64>().unwrap() % 3 != 0).then(|| format!("{} Q0 {} {} {} tied", f[0], f[2], f[3], f[4].parse::<f64>().unwrap().round())));
+    for (run, flags) in [
+        (run, &[][..]),
+        (&tied, &[][..]),
+        (&tied, &["-c"][..]),
+        (&tied, &["-l", "2"][..]),
+        (&tied, &["-l", "3"][..]),
+        (run, &["-M", "7"][..]),
+        (&tied, &["-c", "-l", "2", "-M", "50"][..]),
+    ] {
+        let ours = quantir_eval(&graded_path, run, &MEASURES, flags);
+        assert_same_values(&ours, &oracle(&graded_path, run, &MEASURES, flags));
+        assert_eq!(ours["all"].as_object().unwrap().len(), 43, "{flags:?}: every measure of the lists");
+    }
+}
+
+/// The text output prints counts as trec_eval does: whole, summed over queries.
+#[test]
+fn counts_are_summed_and_printed_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let qrels = write(dir.path(), "q.qrels", "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\nq2 0 d 2\n");
+    let run = write(dir.path(), "r.trec", "q1 Q0 a 1 3 x\nq1 Q0 z 2 2 x\nq2 Q0 d 1 1 x\n");
+    let out = quantir().args(["eval", "-m", "num_ret", "-m", "num_rel,", "--qrels"]).arg(&qrels).arg("--run").arg(&run).assert().code(2).get_output().stderr.clone();
+    assert!(String::from_utf8_lossy(&out).contains("expected a trec_eval measure"));
+    let out = quantir().args(["eval", "-m", "num_ret", "-m", "num_rel", "-m", "num_rel_ret", "-m", "set_P", "-l", "2", "--qrels"]).arg(&qrels).arg("--run").arg(&run).assert().success().get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    for line in ["num_ret               \tall\t3\n", "num_rel               \tall\t1\n", "num_rel_ret           \tall\t1\n", "set_P                 \tall\t0.5000\n"] {
+        assert!(out.contains(line), "{line:?} in {out}");
+    }
+    quantir().args(["eval", "-l", "0", "--qrels"]).arg(&qrels).arg("--run").arg(&run).assert().code(2);
+    quantir().args(["eval", "-M", "0", "--qrels"]).arg(&qrels).arg("--run").arg(&run).assert().code(2);
 }
 
 #[test]
@@ -177,7 +223,7 @@ proptest! {
         }
         let shuffled = write(dir.path(), "b.run", lines.join("\n"));
         let q = Qrels::read(&qrels_path, QrelsFormat::Trec).unwrap();
-        let measures: Vec<Measure> = MEASURES.iter().map(|m| m.parse().unwrap()).collect();
+        let measures: Vec<Measure> = MEASURES.iter().flat_map(|m| Measure::parse_list(m).unwrap()).collect();
         let a = evaluate(&Run::read_trec(&original).unwrap().view(), &q, &measures, Completeness::Complete);
         let b = evaluate(&Run::read_trec(&shuffled).unwrap().view(), &q, &measures, Completeness::Complete);
         prop_assert_eq!(a, b);

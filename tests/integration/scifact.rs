@@ -7,7 +7,7 @@ use crate::util::{oracle, repo, scifact_run};
 #[test]
 fn scifact_bm25_meets_the_anserini_reference() {
     let run = scifact_run();
-    let trec = oracle(&repo().join("data/scifact/qrels/test.tsv"), &run.run, &["ndcg_cut.10", "recall.100"], true);
+    let trec = oracle(&repo().join("data/scifact/qrels/test.tsv"), &run.run, &["ndcg_cut.10", "recall.100"], &["-c"]);
     let ndcg = trec["all"]["ndcg_cut_10"].as_f64().unwrap();
     let recall = trec["all"]["recall_100"].as_f64().unwrap();
     eprintln!("SciFact BM25 by pytrec_eval: nDCG@10 {ndcg:.4}, R@100 {recall:.4} (Anserini 0.6789 / 0.9253)");

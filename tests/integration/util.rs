@@ -83,12 +83,9 @@ pub fn scifact_run() -> &'static SciFactRun {
 }
 
 /// Runs the pytrec_eval oracle script and returns its JSON.
-pub fn oracle(qrels: &Path, run: &Path, measures: &[&str], complete: bool) -> serde_json::Value {
+pub fn oracle(qrels: &Path, run: &Path, measures: &[&str], flags: &[&str]) -> serde_json::Value {
     let mut command = std::process::Command::new(python());
-    command.arg(repo().join("scripts/oracle/trec_eval.py")).arg(qrels).arg(run).arg("--per-query");
-    if complete {
-        command.arg("--complete");
-    }
+    command.arg(repo().join("scripts/oracle/trec_eval.py")).arg(qrels).arg(run).arg("--per-query").args(flags);
     for m in measures {
         command.args(["-m", m]);
     }
@@ -97,13 +94,10 @@ pub fn oracle(qrels: &Path, run: &Path, measures: &[&str], complete: bool) -> se
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// `quantir eval --json --per-query` on the files.
-pub fn quantir_eval(qrels: &Path, run: &Path, measures: &[&str], complete: bool) -> serde_json::Value {
+/// `quantir eval --json --per-query` on the files, with trec_eval's flags (`-c`, `-l N`, `-M N`).
+pub fn quantir_eval(qrels: &Path, run: &Path, measures: &[&str], flags: &[&str]) -> serde_json::Value {
     let mut command = quantir();
-    command.args(["eval", "--json", "--per-query", "--qrels"]).arg(qrels).arg("--run").arg(run);
-    if complete {
-        command.arg("--complete");
-    }
+    command.args(["eval", "--json", "--per-query", "--qrels"]).arg(qrels).arg("--run").arg(run).args(flags);
     for m in measures {
         command.args(["-m", m]);
     }
