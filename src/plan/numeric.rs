@@ -13,8 +13,8 @@
 //! 3. for each quantity, writes one sub-query: up to 4 content words before it in the same
 //!    clause (the entity: "Florida's economy", "ObamaCare … jobs"), the quantity with its unit,
 //!    up to 3 content words after it in the same clause (what is counted: "jobs", "of
-//!    immigrants"), and every time expression of the claim not already in the window (the
-//!    temporal context);
+//!    immigrants"), and the claim's time expressions not already in the window, at most
+//!    [`MAX_TIMES`] (the temporal context);
 //! 4. when the claim has time expressions but no other quantity, writes one sub-query per time
 //!    expression with the words around it.
 //!
@@ -23,6 +23,9 @@
 
 /// The most sub-queries the decomposer writes for one claim (the claim itself not counted).
 pub const MAX_SUBQUERIES: usize = 8;
+
+/// The most time expressions added to one sub-query, the claim's first ones.
+pub const MAX_TIMES: usize = 8;
 
 /// Words that carry no entity (stopwords for context windows; wider than the analyzer's list).
 const FUNCTION_WORDS: [&str; 58] = [
@@ -86,30 +89,29 @@ fn is_time(tokens: &[Token], i: usize) -> bool {
     is_year(&t) || decade || quarter
 }
 
-fn is_function_word(t: &Token) -> bool {
-    FUNCTION_WORDS.contains(&lower(t).as_str())
-}
-
 /// The sub-queries for the quantities of `claim` (module doc), without the claim itself.
+///
+/// Linear in the claim's length: every scan of the text is one pass, the context windows are
+/// looked up in precomputed position lists, and writing stops at [`MAX_SUBQUERIES`].
 pub fn numeric_subqueries(claim: &str) -> Vec<String> {
     let tokens = tokens(claim);
     let n = tokens.len();
+    let lowered: Vec<String> = tokens.iter().map(lower).collect();
     // Time expressions, with a month name before a year kept together.
     let mut time_spans: Vec<(usize, usize)> = Vec::new();
+    let mut timed = vec![false; n];
     for i in 0..n {
         if is_time(&tokens, i) {
-            let start = if i > 0 && MONTHS.contains(&lower(&tokens[i - 1]).as_str()) && !tokens[i - 1].ends_clause { i - 1 } else { i };
+            let start = if i > 0 && MONTHS.contains(&lowered[i - 1].as_str()) && !tokens[i - 1].ends_clause { i - 1 } else { i };
             time_spans.push((start, i + 1));
-        } else if MONTHS.contains(&lower(&tokens[i]).as_str()) && i + 1 < n && is_year(&tokens[i + 1].text) {
-            continue;
+            timed[start..=i].iter_mut().for_each(|t| *t = true);
         }
     }
-    let in_time = |i: usize| time_spans.iter().any(|&(s, e)| s <= i && i < e);
     // Quantities: (start, end) token spans.
     let mut quantities: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < n {
-        if in_time(i) || !has_digit(&tokens[i]) {
+        if timed[i] || !has_digit(&tokens[i]) {
             i += 1;
             continue;
         }
@@ -117,76 +119,83 @@ pub fn numeric_subqueries(claim: &str) -> Vec<String> {
         let mut end = i + 1;
         // A currency or magnitude word right after: "3 percent", "1.5 billion dollars".
         while end < n && !tokens[end - 1].ends_clause && {
-            let w = lower(&tokens[end]);
-            MAGNITUDES.contains(&w.as_str()) || CURRENCIES.contains(&w.as_str()) || w == "points"
+            let w = lowered[end].as_str();
+            MAGNITUDES.contains(&w) || CURRENCIES.contains(&w) || w == "points"
         } {
             end += 1;
         }
         // A rate: "41 homicides per 100,000 people".
-        if end + 2 < n && !tokens[end].ends_clause && lower(&tokens[end + 1]) == "per" && !tokens[end + 1].ends_clause && has_digit(&tokens[end + 2]) {
+        if end + 2 < n && !tokens[end].ends_clause && lowered[end + 1] == "per" && !tokens[end + 1].ends_clause && has_digit(&tokens[end + 2]) {
             end = (end + 4).min(n);
-        } else if end + 1 < n && lower(&tokens[end]) == "per" && !tokens[end - 1].ends_clause {
+        } else if end + 1 < n && lowered[end] == "per" && !tokens[end - 1].ends_clause {
             end = (end + 3).min(n);
         }
         quantities.push((start, end));
         i = end;
     }
     let words = |range: std::ops::Range<usize>| -> Vec<String> { range.map(|j| tokens[j].text.clone()).collect() };
-    let time_texts: Vec<String> = time_spans.iter().map(|&(s, e)| words(s..e).join(" ")).collect();
-    // Up to 4 content words before `start` and 3 after `end`, within the clause.
+    // Context words: no function word, no number; after a quantity, no time expression either.
+    let content = |j: usize| !FUNCTION_WORDS.contains(&lowered[j].as_str()) && !has_digit(&tokens[j]);
+    let before_words: Vec<usize> = (0..n).filter(|&j| content(j)).collect();
+    let after_words: Vec<usize> = (0..n).filter(|&j| content(j) && !timed[j]).collect();
+    // The first token of each token's clause, and the token that ends it (or the last token).
+    // A clause ends after a token that `ends_clause`.
+    let mut clause_start = vec![0usize; n];
+    for j in 1..n {
+        clause_start[j] = if tokens[j - 1].ends_clause { j } else { clause_start[j - 1] };
+    }
+    let mut clause_end = vec![n.saturating_sub(1); n];
+    for j in (0..n).rev() {
+        clause_end[j] = if tokens[j].ends_clause || j + 1 == n { j } else { clause_end[j + 1] };
+    }
+    // Up to 4 context words before `start` and 3 from `end` on, within the clause.
     let window = |start: usize, end: usize| -> (Vec<String>, Vec<String>) {
-        let mut before = Vec::new();
-        let mut j = start;
-        while j > 0 && before.len() < 4 {
-            j -= 1;
-            if tokens[j].ends_clause {
-                break;
-            }
-            if !is_function_word(&tokens[j]) && !has_digit(&tokens[j]) {
-                before.push(tokens[j].text.clone());
-            }
-        }
-        before.reverse();
+        let from = clause_start[start];
+        let before_end = before_words.partition_point(|&j| j < start);
+        let before_start = before_words[..before_end].partition_point(|&j| j < from).max(before_end.saturating_sub(4));
+        let before = before_words[before_start..before_end].iter().map(|&j| tokens[j].text.clone()).collect();
         let mut after = Vec::new();
-        let mut j = end;
-        if end > 0 && !tokens[end - 1].ends_clause {
-            while j < n && after.len() < 3 {
-                if !is_function_word(&tokens[j]) && !has_digit(&tokens[j]) && !in_time(j) {
-                    after.push(tokens[j].text.clone());
-                }
-                if tokens[j].ends_clause {
-                    break;
-                }
-                j += 1;
-            }
+        if end > 0 && end < n && !tokens[end - 1].ends_clause {
+            let last = clause_end[end];
+            let first = after_words.partition_point(|&j| j < end);
+            after = after_words[first..].iter().take_while(|&&j| j <= last).take(3).map(|&j| tokens[j].text.clone()).collect();
         }
         (before, after)
     };
+    let time_texts: Vec<String> = time_spans.iter().map(|&(s, e)| words(s..e).join(" ")).collect();
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut keep = |query: String, out: &mut Vec<String>| {
+        if !query.is_empty() && seen.insert(query.to_lowercase()) {
+            out.push(query);
+        }
+        out.len() >= MAX_SUBQUERIES
+    };
     for &(start, end) in &quantities {
         let (mut parts, after) = window(start, end);
         parts.extend(words(start..end));
         parts.extend(after);
         let mut query = parts.join(" ");
-        for t in &time_texts {
+        for t in time_texts.iter().take(MAX_TIMES) {
             if !query.contains(t.as_str()) {
                 query.push(' ');
                 query.push_str(t);
             }
         }
-        out.push(query);
+        if keep(query, &mut out) {
+            return out;
+        }
     }
     if quantities.is_empty() {
         for &(start, end) in &time_spans {
             let (mut parts, after) = window(start, end);
             parts.extend(words(start..end));
             parts.extend(after);
-            out.push(parts.join(" "));
+            if keep(parts.join(" "), &mut out) {
+                return out;
+            }
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|q| !q.is_empty() && seen.insert(q.to_lowercase()));
-    out.truncate(MAX_SUBQUERIES);
     out
 }
 
