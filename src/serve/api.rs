@@ -387,7 +387,7 @@ pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_jso
         "documents": documents,
         "quantir_version": env!("CARGO_PKG_VERSION"),
         "analyzer_version": analyzer_version,
-        "retrievers": if state.encoder.is_some() { serde_json::json!(["bm25", "dense", "hybrid"]) } else { serde_json::json!(["bm25"]) },
+        "retrievers": state.retrievers(),
         "verifier": state.verifier.as_ref().map(|p| serde_json::json!({"kind": p.verifier.kind(), "top": p.top, "abstains": p.abstention.is_some()})),
     }))
 }

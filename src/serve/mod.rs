@@ -69,6 +69,17 @@ impl AppState {
     pub fn new(index: Served, limits: Limits, verifier: Option<Pipeline>, encoder: Option<Encoder>) -> AppState {
         AppState { slots: Arc::new(tokio::sync::Semaphore::new(limits.concurrency.max(1))), index, limits, verifier, encoder }
     }
+
+    /// The retrievers this server offers: dense and hybrid only with an encoder (the index has
+    /// vectors). `/api/health` lists them and `/api/openapi.json` allows only them.
+    pub fn retrievers(&self) -> &'static [crate::retrieve::Retriever] {
+        use crate::retrieve::Retriever;
+        if self.encoder.is_some() {
+            &[Retriever::Bm25, Retriever::Dense, Retriever::Hybrid]
+        } else {
+            &[Retriever::Bm25]
+        }
+    }
 }
 
 /// The application's routes.

@@ -1,47 +1,65 @@
-//! `GET /api/openapi.json`: the API described in OpenAPI 3.0.
+//! `GET /api/openapi.json`: the API described in OpenAPI 3.0, as this server serves it: the
+//! retrievers it offers, and `/api/verify` only when it has a verifier.
 
+use std::sync::Arc;
+
+use axum::extract::State;
 use axum::Json;
 
-pub(super) async fn openapi() -> Json<serde_json::Value> {
-    Json(document())
+use super::AppState;
+use crate::retrieve::Retriever;
+
+pub(super) async fn openapi(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    Json(document(state.retrievers(), state.verifier.is_some()))
 }
 
-fn document() -> serde_json::Value {
+fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
     let error = serde_json::json!({"description": "bad request: {\"error\": {\"field\", \"message\"}}", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
-    serde_json::json!({
+    let failure = |what: &str| serde_json::json!({"description": what, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    // Every POST: a missing or other Content-Type, the per-request deadline, a full server.
+    let unsupported = failure("the body is not of the Content-Type named");
+    let timeout = failure("the request ran past the server's per-request deadline");
+    let busy = serde_json::json!({"description": "the server is answering as many requests as it takes at once (or its OpenSearch cluster is unreachable); retry after the seconds in Retry-After", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    let mut doc = serde_json::json!({
         "openapi": "3.0.3",
         "info": {"title": "quantir", "version": env!("CARGO_PKG_VERSION"), "description": "Evidence retrieval for numerical claims, with an exact publication-date cutoff. Limits: search body 64 KiB, batch body 8 MiB and 10,000 lines, claim 2,000 characters, k and depth 1..1000."},
         "paths": {
             "/api/search": {"post": {
                 "summary": "Evidence for one claim",
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
-                "responses": {"200": {"description": "sub-queries and hits", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}}}, "400": error, "413": error, "422": error}
+                "responses": {"200": {"description": "sub-queries and hits", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}}}, "400": error, "408": timeout, "413": error, "415": unsupported, "422": error, "503": busy}
             }},
             "/api/verify": {"post": {
                 "summary": "Verdict (True / False / Conflicting, or Not Enough Info when the server abstains) for one claim from its top hits (the server's --verify-top, 3 by default; k defaults to it); 404 when the server has no verifier",
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
-                "responses": {"200": {"description": "label, confidence in number and words, the verdict withheld and why, the hits with their comparisons, sub-queries", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/VerifyResponse"}}}}, "400": error, "404": error, "413": error, "422": error}
+                "responses": {"200": {"description": "label, confidence in number and words, the verdict withheld and why, the hits with their comparisons, sub-queries", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/VerifyResponse"}}}}, "400": error, "404": error, "408": timeout, "413": error, "415": unsupported, "422": error, "503": busy}
             }},
             "/api/batch": {"post": {
                 "summary": "JSONL of SearchRequest in; JSONL out, one line per input line ({\"line\", ...SearchResponse} or {\"line\", \"error\"}), streamed",
                 "requestBody": {"required": true, "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
-                "responses": {"200": {"description": "one JSON object a line", "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}, "400": error, "413": error}
+                "responses": {"200": {"description": "one JSON object a line", "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}, "400": error, "408": timeout, "413": error, "415": unsupported, "503": busy}
             }},
             "/api/health": {"get": {"summary": "Liveness and the index served", "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
             "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3", "content": {"application/json": {"schema": {"type": "object"}}}}}}}
         },
         "components": {"schemas": {
-            "SearchRequest": {"type": "object", "required": ["claim"], "additionalProperties": false, "properties": {
-                "id": {"type": "string", "description": "echoed back (batch)"},
-                "claim": {"type": "string", "minLength": 1, "maxLength": 2000},
-                "date": {"type": "string", "description": "evidence published strictly before this date: 2021-03-21, 2021-03, 2021, Mar 21, 2021, …"},
+            "SearchRequest": {"type": "object", "required": ["claim"], "additionalProperties": false,
+              // combmax-norm, the default fusion, normalises by min-max itself: another norm needs another fusion.
+              "anyOf": [
+                {"properties": {"norm": {"enum": ["min-max", null]}}},
+                {"required": ["fusion"], "properties": {"fusion": {"enum": ["combsum", "combmax", "combmnz", "rrf"]}}}
+              ],
+              "properties": {
+                "id": {"type": "string", "nullable": true, "description": "echoed back (batch)"},
+                "claim": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": "\\S", "description": "the claim's text: not only spaces"},
+                "date": {"type": "string", "nullable": true, "pattern": "^[1-9][0-9]{3}(-(0[1-9]|1[0-2])(-(0[1-9]|1[0-9]|2[0-8]))?)?$", "description": "evidence published strictly before this date, years 1000 to 9999: 2021-03-21, 2021-03 or 2021 (the pattern, which leaves out the 29th to the 31st only to stay within every month), and also forms like Mar 21, 2021, March 2021, 2021/03/21 and ISO datetimes"},
                 "plan": {"type": "string", "enum": ["claim-only", "numeric"], "default": "claim-only"},
-                "retriever": {"type": "string", "enum": ["bm25", "dense", "hybrid"], "default": "bm25", "description": "dense and hybrid need an index built with --dense (see /api/health)"},
-                "fusion": {"type": "string", "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf"], "default": "combmax-norm"},
-                "norm": {"type": "string", "enum": ["none", "min-max", "max", "sum", "zmuv", "rank"]},
-                "hybrid_fusion": {"type": "string", "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf"], "default": "combsum", "description": "how a sub-query's BM25 and dense lists combine under hybrid retrieval (after z-scoring; combmax-norm min-max, rrf ranks)"},
-                "k": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},
-                "depth": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+                "retriever": {"type": "string", "enum": retrievers, "default": "bm25", "description": "dense and hybrid are offered by a server of an index built with --dense (see /api/health)"},
+                "fusion": {"type": "string", "nullable": true, "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf", null], "default": "combmax-norm"},
+                "norm": {"type": "string", "nullable": true, "enum": ["none", "min-max", "max", "sum", "zmuv", "rank", null], "description": "the sub-query lists' normalisation before fusion; combmax-norm (the default fusion) takes only min-max"},
+                "hybrid_fusion": {"type": "string", "nullable": true, "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf", null], "default": "combsum", "description": "how a sub-query's BM25 and dense lists combine under hybrid retrieval (after z-scoring; combmax-norm min-max, rrf ranks)"},
+                "k": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": 10},
+                "depth": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": 100},
                 "undated": {"type": "string", "enum": ["exclude", "include"], "default": "exclude"}
             }},
             "SubQuery": {"type": "object", "properties": {"text": {"type": "string"}, "origin": {"type": "string", "enum": ["claim", "file", "numeric", "llm"]}}},
@@ -80,5 +98,11 @@ fn document() -> serde_json::Value {
             }},
             "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {"field": {"type": "string", "nullable": true}, "message": {"type": "string"}}}}}
         }}
-    })
+    });
+    if !verifies {
+        if let Some(paths) = doc["paths"].as_object_mut() {
+            paths.remove("/api/verify");
+        }
+    }
+    doc
 }

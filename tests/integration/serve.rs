@@ -476,3 +476,35 @@ fn batch_clients_that_never_read_are_dropped_and_free_their_slots() {
     }
     drop(readers);
 }
+
+/// schemathesis (PyPI) against `/api/openapi.json`, every check, on a BM25 server without a
+/// verifier and on a dense server with one: every request the document allows is answered as it
+/// documents, every request it forbids gets a 4xx, every response matches its schema.
+/// `/api/batch` is left to the tests above: its body is JSONL, which schemathesis cannot write,
+/// and a bad line is answered in the stream (200), not with a 4xx.
+#[test]
+fn schemathesis_finds_nothing_against_the_openapi_document() {
+    let schemathesis = crate::util::python().with_file_name("schemathesis");
+    let (dir, bm25) = sample_index();
+    let dense = dir.path().join("dense");
+    crate::util::quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&dense).arg("--dense").arg(repo().join("models/all-minilm-l6-v2")).assert().success();
+    let all: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-val/val_claimonly_evidence_question_mapping.json")).unwrap()).unwrap();
+    let lines: String = all.iter().take(400).enumerate().map(|(i, item)| serde_json::json!({"id": i.to_string(), "claim": item["claim"], "evidence": item["evidences"][0]["top_k_doc"], "label": item["label"]}).to_string() + "\n").collect();
+    let claims = crate::util::write(dir.path(), "claims.jsonl", lines);
+    let verifier = dir.path().join("verifier");
+    crate::util::quantir().args(["train-verifier", "--folds", "0", "--epochs", "10", "--inner-folds", "2", "--claims"]).arg(&claims).arg("--output").arg(&verifier).assert().success();
+    let spec = format!("trained:{}", verifier.display());
+    for (server, operations) in [(Server::start(&bm25), 2), (Server::start_with(&dense, &["--verifier", &spec]), 3)] {
+        let openapi: serde_json::Value = reqwest::blocking::get(format!("{}/api/openapi.json", server.url)).unwrap().json().unwrap();
+        assert_eq!(openapi["paths"]["/api/verify"].is_object(), operations == 3, "/api/verify is described only where it is served");
+        let out = Command::new(&schemathesis)
+            .args(["run", &format!("{}/api/openapi.json", server.url), "--checks", "all", "--max-examples", "100", "--generation-deterministic", "--exclude-path", "/api/batch"])
+            .env("NO_COLOR", "1")
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "schemathesis found failures:\n{report}\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(report.contains("No issues found") && report.contains(&format!("Tested: {operations}")), "{report}");
+    }
+}
