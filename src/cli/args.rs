@@ -46,11 +46,17 @@ fn parse_date(text: &str) -> Result<PubDate, String> {
     text.parse()
 }
 
+/// A count flag's parser: whole numbers from `lo` to `hi`, checked when the flags are read (the
+/// range is in each flag's help).
+pub fn count(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(lo..=hi)
+}
+
 /// `--threads`.
 #[derive(Debug, Args)]
 pub struct ThreadsArgs {
-    /// Worker threads (0 = one per core)
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    /// Worker threads, 0 to 1024 (0 = one per core)
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = count(0, 1024))]
     pub threads: usize,
 }
 
@@ -113,14 +119,14 @@ pub struct LlmArgs {
     /// API key
     #[arg(long, env = "OPENAI_API_KEY", value_name = "KEY", hide_env_values = true)]
     pub llm_key: Option<String>,
-    /// Seconds allowed per LLM request
-    #[arg(long, default_value_t = 60)]
+    /// Seconds allowed per LLM request, 1 to 3600
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub llm_timeout: u64,
-    /// Retries after a failed LLM request (network error, timeout, 429, 5xx), with backoff
-    #[arg(long, default_value_t = 3)]
+    /// Retries after a failed LLM request (network error, timeout, 429, 5xx), with backoff, 0 to 20
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=20))]
     pub llm_retries: u32,
-    /// Claims sent to the LLM at once
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Claims sent to the LLM at once, 1 to 256
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub llm_concurrency: u64,
     /// Folder of cached LLM answers (a rerun makes no calls)
     #[arg(long, default_value = ".quantir/llm-cache", value_name = "DIR")]
@@ -179,15 +185,17 @@ pub struct DenseArgs {
     /// per-user data folder or the project's models/]
     #[arg(long, env = "ORT_DYLIB_PATH", value_name = "PATH")]
     pub ort_lib: Option<PathBuf>,
-    /// Encoder workers: ONNX Runtime sessions of one thread each, working on different batches
-    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().workers)]
+    /// Encoder workers: ONNX Runtime sessions of one thread each, working on different batches,
+    /// 1 to 256
+    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().workers, value_parser = count(1, 256))]
     pub encoder_workers: usize,
-    /// Texts per model call (small batches of length-sorted texts pad least: 4 was fastest for
-    /// all-MiniLM-L6-v2 int8 on 2 cores, 103 passages/s against 98 at 8 and 81 at 32)
-    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().batch_size)]
+    /// Texts per model call, 1 to 4096 (small batches of length-sorted texts pad least: 4 was
+    /// fastest for all-MiniLM-L6-v2 int8 on 2 cores, 103 passages/s against 98 at 8 and 81 at 32)
+    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().batch_size, value_parser = count(1, 4096))]
     pub batch_size: usize,
-    /// Tokens per text [default: the model folder's max_length]
-    #[arg(long)]
+    /// Tokens per text, 2 to 8192 (room for the model's start and end tokens) [default: the model
+    /// folder's max_length]
+    #[arg(long, value_parser = count(2, 8192))]
     pub max_length: Option<usize>,
     /// Pooling [default: the model folder's]
     #[arg(long, value_enum)]

@@ -30,8 +30,8 @@ pub struct CompareArgs {
     /// Correction across the compared runs
     #[arg(long, value_enum, default_value_t = Correction::Holm)]
     correction: Correction,
-    /// Sign-flip samples of the permutation test
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Sign-flip samples of the permutation test, 1 to 10000000
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     permutations: u64,
     /// Seed of the permutation test
     #[arg(long, default_value_t = 42)]

@@ -46,11 +46,11 @@ pub struct IndexArgs {
     /// Also build an HNSW graph over the vectors
     #[arg(long, requires = "dense")]
     hnsw: bool,
-    /// HNSW neighbours per node (M)
-    #[arg(long, default_value_t = 16, requires = "hnsw")]
+    /// HNSW neighbours per node (M), 2 to 256 (hnsw_rs's most)
+    #[arg(long, default_value_t = 16, requires = "hnsw", value_parser = super::args::count(2, 256))]
     hnsw_m: usize,
-    /// HNSW candidate list while building
-    #[arg(long, default_value_t = 200, requires = "hnsw")]
+    /// HNSW candidate list while building, 1 to 100000
+    #[arg(long, default_value_t = 200, requires = "hnsw", value_parser = super::args::count(1, 100_000))]
     hnsw_ef_construction: usize,
 }
 

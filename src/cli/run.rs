@@ -77,8 +77,8 @@ pub struct RunArgs {
     /// Dense search: exact, or hnsw (falls back to exact when the cutoff keeps few documents)
     #[arg(long, value_enum, default_value_t = Ann::Exact)]
     ann: Ann,
-    /// Candidates explored by an HNSW search
-    #[arg(long, default_value_t = 256)]
+    /// Candidates explored by an HNSW search, 1 to 100000
+    #[arg(long, default_value_t = 256, value_parser = super::args::count(1, 100_000))]
     ef: usize,
     #[command(flatten)]
     dense: DenseArgs,

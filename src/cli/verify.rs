@@ -28,11 +28,11 @@ pub struct TrainArgs {
     /// Where the verifier goes (verifier.json, cv_predictions.jsonl, cv_scores.json)
     #[arg(long, value_name = "DIR")]
     output: PathBuf,
-    /// Cross-validation folds (0: none)
-    #[arg(long, default_value_t = 10)]
+    /// Cross-validation folds, 2 to 1000 (0: none)
+    #[arg(long, default_value_t = 10, value_parser = parse_folds)]
     folds: usize,
-    /// Evidence texts per claim
-    #[arg(long, default_value_t = 3)]
+    /// Evidence texts per claim, 1 to 100
+    #[arg(long, default_value_t = 3, value_parser = super::args::count(1, 100))]
     top: usize,
     /// Ignore the evidence (the claim-only ablation)
     #[arg(long)]
@@ -47,8 +47,8 @@ pub struct TrainArgs {
     /// Inverse L2 regularisation strength, as scikit-learn's LogisticRegression C
     #[arg(long, default_value_t = 1.0)]
     c: f32,
-    /// Training epochs (full-batch Adam)
-    #[arg(long, default_value_t = 200)]
+    /// Training epochs (full-batch Adam), 1 to 100000
+    #[arg(long, default_value_t = 200, value_parser = super::args::count(1, 100_000))]
     epochs: usize,
     /// Seed of the fold shuffle
     #[arg(long, default_value_t = 42)]
@@ -191,8 +191,8 @@ pub struct VerifyArgs {
     /// true,false,not-enough-info]
     #[arg(long, value_parser = LabelSet::parse)]
     labels: Option<LabelSet>,
-    /// Evidence texts per claim
-    #[arg(long, default_value_t = 3)]
+    /// Evidence texts per claim, 1 to 100
+    #[arg(long, default_value_t = 3, value_parser = super::args::count(1, 100))]
     top: usize,
     /// The verifier: trained:DIR (from quantir train-verifier), onnx:DIR (a sequence-classification
     /// ONNX model with quantir-verifier.json) or llm:MODEL (an OpenAI-compatible chat API, --llm-url)
@@ -203,8 +203,8 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "PATH")]
     output: PathBuf,
     /// Token budget for an llm: verifier's evidence (estimated at 4 bytes a token; a longer
-    /// context is trimmed from the beginning, as CoverBench does; 0: no limit)
-    #[arg(long, default_value_t = ContextPolicy::default().max_tokens, value_name = "N")]
+    /// context is trimmed from the beginning, as CoverBench does; 0: no limit), 0 to 10000000
+    #[arg(long, default_value_t = ContextPolicy::default().max_tokens, value_name = "N", value_parser = super::args::count(0, 10_000_000))]
     context_tokens: usize,
     /// How an llm: verifier is sent tables in the evidence: as written, or each as a Markdown table
     #[arg(long, value_enum, default_value_t = TableStyle::Keep)]
@@ -493,4 +493,12 @@ fn write_plots(dir: &std::path::Path, pred: &std::path::Path, s: &calibrate::Sel
     csv.flush()?;
     eprintln!("wrote reliability.png, reliability.csv, risk_coverage.png and risk_coverage.csv into {}", dir.display());
     Ok(())
+}
+
+/// `--folds` of train-verifier: 0 (no cross-validation) or 2 to 1000.
+fn parse_folds(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(k) if k == 0 || (2..=1000).contains(&k) => Ok(k),
+        _ => Err(format!("expected 0 (no cross-validation) or 2 to 1000 folds, found {text:?}")),
+    }
 }

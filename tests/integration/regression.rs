@@ -206,3 +206,44 @@ fn issue_12_hnsw_over_f16_vectors_of_duplicate_passages() {
     assert_eq!(top.len(), 4);
     assert!(top.iter().all(|d| d.starts_with("qt-0001-")), "the four copies of the passage come first: {top:?}");
 }
+
+/// Issue 12: count flags took any number: `run --threads 2^64-1` and `index --encoder-workers
+/// 2^64-1` hung spawning threads, `--hnsw-ef-construction 2^64-1` panicked, `train-verifier
+/// --epochs 2^64-1` and `compare --permutations 2^64-1` ran for ever, and `--folds 1`, `--top 0`,
+/// `--epochs 0`, `--hnsw-m 0` and `--max-length 0` were accepted. Each flag now has a documented
+/// range, checked when the flags are read (exit 2, the flag named).
+#[test]
+fn issue_12_count_flags_have_documented_ranges_checked_at_parse_time() {
+    let dir = tempfile::tempdir().unwrap();
+    const HUGE: &str = "18446744073709551615";
+    let corpus = fixture("jsonl/corpus.jsonl");
+    let claims = fixture("jsonl/claims.jsonl");
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(&corpus).arg("--index").arg(&index).assert().success();
+    let i = index.to_str().unwrap();
+    let (c, o) = (claims.to_str().unwrap(), dir.path().join("out").to_str().unwrap().to_string());
+    let cases: Vec<(Vec<&str>, &str, &[&str])> = vec![
+        (vec!["run", "--index", i, "--claims", c, "--output", &o], "--threads", &[HUGE, "1025"]),
+        (vec!["run", "--index", i, "--claims", c, "--output", &o], "--ef", &["0", HUGE]),
+        (vec!["run", "--index", i, "--claims", c, "--output", &o], "--llm-retries", &["21", "4294967295"]),
+        (vec!["run", "--index", i, "--claims", c, "--output", &o], "--llm-timeout", &["0", HUGE]),
+        (vec!["run", "--index", i, "--claims", c, "--output", &o], "--llm-concurrency", &["0", HUGE]),
+        (vec!["index", "--corpus", c, "--index", &o, "--dense", "x", "--hnsw"], "--hnsw-m", &["0", "1", "257"]),
+        (vec!["index", "--corpus", c, "--index", &o, "--dense", "x", "--hnsw"], "--hnsw-ef-construction", &["0", HUGE]),
+        (vec!["index", "--corpus", c, "--index", &o, "--dense", "x"], "--encoder-workers", &["0", HUGE]),
+        (vec!["index", "--corpus", c, "--index", &o, "--dense", "x"], "--batch-size", &["0", HUGE]),
+        (vec!["index", "--corpus", c, "--index", &o, "--dense", "x"], "--max-length", &["0", "1", HUGE]),
+        (vec!["train-verifier", "--claims", c, "--output", &o], "--folds", &["1", "1001", HUGE]),
+        (vec!["train-verifier", "--claims", c, "--output", &o], "--top", &["0", HUGE]),
+        (vec!["train-verifier", "--claims", c, "--output", &o], "--epochs", &["0", HUGE]),
+        (vec!["verify", "--verifier", "trained:x", "--claims", c, "--output", &o], "--top", &["0", "101"]),
+        (vec!["compare", "--qrels", c, c, c], "--permutations", &["0", HUGE]),
+    ];
+    for (args, flag, values) in cases {
+        for value in values {
+            quantir().args(&args).args([flag, value]).timeout(std::time::Duration::from_secs(60)).assert().code(2).stderr(contains(format!("for '{flag} <")));
+        }
+    }
+    // The ends of each range are accepted.
+    quantir().args(["run", "--threads", "1024", "--ef", "100000", "--llm-retries", "20", "--index", i, "--claims", c, "--output", &o]).assert().success();
+}
