@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs every test: installs the Python oracles (pytrec_eval, scipy, ranx, scikit-learn, pytest)
-# from PyPI into .venv and Debian's chromium for the web page test, then the Rust unit, property
-# and integration tests, the OpenSearch backend's tests on a three-node cluster
-# (scripts/test_opensearch.sh, OpenSearch from Maven Central) and the Python package's tests
-# (scripts/test_python.sh).
+# Runs every test: installs the Python oracles (pytrec_eval, ir_measures, scipy, ranx,
+# scikit-learn, schemathesis, pytest) from PyPI into .venv and Debian's chromium for the web page
+# test, then the Rust unit, property and integration tests, every cargo fuzz target for 20 s
+# (scripts/fuzz.sh, cargo-fuzz from crates.io), the OpenSearch backend's tests on a three-node
+# cluster (scripts/test_opensearch.sh, OpenSearch from Maven Central) and the Python package's
+# tests (scripts/test_python.sh).
 # `.ci/run` calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +18,5 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 cargo test --locked "$@"
+scripts/fuzz.sh 20
 scripts/test_opensearch.sh scripts/test_python.sh

@@ -86,3 +86,17 @@ pub fn format_value(measure: Measure, v: f64) -> String {
         format!("{v:.4}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 12: a value that rounds to zero printed `-0.0000`.
+    #[test]
+    fn values_print_as_trec_eval_prints_them() {
+        assert_eq!(format_value(Measure::Map, -0.0), "0.0000");
+        assert_eq!(format_value(Measure::Map, -1e-9), "0.0000");
+        assert_eq!(format_value(Measure::Map, 0.12345), "0.1235");
+        assert_eq!(format_value(Measure::NumRet, 1000.0), "1000");
+    }
+}

@@ -247,3 +247,25 @@ fn issue_12_count_flags_have_documented_ranges_checked_at_parse_time() {
     // The ends of each range are accepted.
     quantir().args(["run", "--threads", "1024", "--ef", "100000", "--llm-retries", "20", "--index", i, "--claims", c, "--output", &o]).assert().success();
 }
+
+/// Issue 12 (stored XSS): a corpus `url` of `javascript:…` became a clickable link on the page.
+/// Now only http(s) URLs are links (headless Chromium, the page's own DOM).
+#[test]
+fn issue_12_a_javascript_url_in_the_corpus_is_no_link_on_the_page() {
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| std::path::Path::new(p).exists()).expect("Debian's chromium (scripts/test.sh installs it)");
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = write(
+        dir.path(),
+        "c.jsonl",
+        "{\"id\": \"evil\", \"text\": \"inflation fell to 3 percent\", \"url\": \"javascript:alert(document.domain)\"}\n{\"id\": \"good\", \"text\": \"inflation was 3 percent in May\", \"url\": \"https://example.org/inflation\"}\n",
+    );
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(&corpus).arg("--index").arg(&index).assert().success();
+    let server = crate::serve::Server::start(&index);
+    let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--virtual-time-budget=10000"];
+    let dom = std::process::Command::new(chromium).args(flags).arg(format!("--user-data-dir={}", dir.path().join("profile").display())).arg("--dump-dom").arg(format!("{}/?claim=inflation%203%20percent", server.url)).output().unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(dom.matches("<article class=\"card\"").count(), 2, "both hits are shown:\n{dom}");
+    assert!(dom.contains("href=\"https://example.org/inflation\""), "an http(s) url is a link:\n{dom}");
+    assert!(!dom.to_lowercase().contains("href=\"javascript:"), "a javascript: url is no link:\n{dom}");
+}

@@ -1,0 +1,24 @@
+//! Decomposition files (quantir JSONL, QuanTemp++ JSON with each field, ClaimDecomp/QGen CSV):
+//! never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use quantir::plan::{read_plan_file, FileField};
+
+#[path = "common.rs"]
+mod common;
+
+const CHOICES: [(&str, Option<FileField>); 6] = [
+    ("plan.jsonl", None),
+    ("claims.json", None),
+    ("claims.json", Some(FileField::ClaimDecomp)),
+    ("claims.json", Some(FileField::PgmFc)),
+    ("claims.json", Some(FileField::FcDecomp)),
+    ("qgen.csv", None),
+];
+
+fuzz_target!(|data: &[u8]| {
+    let (choice, data) = common::pick(data, CHOICES.len());
+    let (name, field) = CHOICES[choice];
+    let _ = read_plan_file(&common::scratch(name, data), field);
+});
