@@ -7,6 +7,12 @@ mod atomic_dir;
 mod text;
 
 pub use atomic_dir::{write_replacing, write_synced, AtomicDir};
+
+/// The wait before retry `attempt` (1 for the first retry): `base · 2^attempt`, at most `cap`,
+/// saturating for any attempt (the one backoff rule of the LLM client and the OpenSearch client).
+pub fn backoff(base: std::time::Duration, attempt: u32, cap: std::time::Duration) -> std::time::Duration {
+    base.saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX)).min(cap)
+}
 pub use text::{json_error, position_at, read_utf8, strip_bom, JsonlLines, MappedText, Positions, Record};
 
 /// Where long jobs report how far they are. The library never draws: the CLI implements this
@@ -28,4 +34,20 @@ impl Progress for NoProgress {
     fn start(&self, _phase: &str, _total: Option<u64>) {}
     fn advance(&self, _done: u64) {}
     fn finish(&self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    #[test]
+    fn backoff_doubles_saturates_and_is_capped() {
+        let cap = Duration::from_secs(60);
+        assert_eq!(super::backoff(Duration::from_millis(500), 0, cap), Duration::from_millis(500));
+        assert_eq!(super::backoff(Duration::from_millis(500), 3, cap), Duration::from_secs(4));
+        // Issue 12: `2u32.pow(attempt)` overflowed at --llm-retries 32.
+        for attempt in [31, 32, 40, u32::MAX] {
+            assert_eq!(super::backoff(Duration::from_millis(500), attempt, cap), cap);
+        }
+    }
 }

@@ -295,9 +295,9 @@ pub(crate) fn reason(value: &Value) -> String {
     pick(root).or_else(|| pick(error)).or_else(|| error.as_str().map(str::to_string)).unwrap_or_else(|| crate::error::shorten(&value.to_string()))
 }
 
-/// Backoff before attempt `n` (1-based): 100 ms doubling, at most 4 s.
-fn backoff(n: u32) -> Duration {
-    Duration::from_millis((100u64 << n.min(6)).min(4_000))
+/// Backoff before retry `n` (1-based): 200 ms doubling, at most 4 s.
+pub(crate) fn backoff(n: u32) -> Duration {
+    crate::io::backoff(Duration::from_millis(100), n, Duration::from_secs(4))
 }
 
 async fn send_with_retries(client: &OpenSearch, config: &ClusterConfig, method: Method, path: &str, query: &[(&str, String)], body: Body, action: &str) -> Result<(StatusCode, Value)> {
@@ -380,5 +380,6 @@ mod tests {
         assert_eq!(backoff(1), Duration::from_millis(200));
         assert_eq!(backoff(2), Duration::from_millis(400));
         assert_eq!(backoff(30), Duration::from_millis(4_000));
+        assert_eq!(backoff(u32::MAX), Duration::from_millis(4_000), "no overflow");
     }
 }

@@ -1,6 +1,5 @@
 //! Searching the cluster: batches of queries through `_msearch`, each exact under its cutoff.
 
-use std::time::Duration;
 
 use opensearch::http::Method;
 use rustc_hash::FxHashMap;
@@ -188,7 +187,7 @@ impl RemoteIndex {
                     break;
                 }
                 if attempt > 0 {
-                    std::thread::sleep(Duration::from_millis(100 << attempt.min(5)));
+                    std::thread::sleep(super::client::backoff(attempt));
                 }
                 let requests = todo
                     .chunks(QUERIES_PER_REQUEST)

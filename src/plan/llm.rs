@@ -4,7 +4,8 @@
 //!   cover the claim's numeric and temporal aspects, never a question about fact-checks, answered
 //!   as JSON `{"queries": [...]}`.
 //! - **Robustness**: a connect and a total timeout per request; up to `retries` further attempts
-//!   on a network error, a timeout, HTTP 429 or 5xx, waiting `backoff · 2^attempt` between them;
+//!   on a network error, a timeout, HTTP 429 or 5xx, waiting `backoff · 2^attempt` (at most
+//!   [`MAX_BACKOFF`]) between them;
 //!   other HTTP errors fail at once with the server's message. At most `concurrency` claims are
 //!   in flight ([`Planner::concurrency`]).
 //! - **Answers**: JSON `{"queries": [...]}` or a JSON list (inside a code fence or not), else one
@@ -18,6 +19,9 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+
+/// The longest wait between two attempts of one LLM request.
+pub const MAX_BACKOFF: std::time::Duration = std::time::Duration::from_secs(60);
 
 use sha2::{Digest, Sha256};
 
@@ -261,8 +265,7 @@ impl ChatClient {
             if attempt >= self.config.retries {
                 return Err(llm_error(&url, format!("{failure} (after {} attempts)", attempt as u64 + 1)));
             }
-            // backoff · 2^attempt, saturating rather than overflowing for large --llm-retries.
-            std::thread::sleep(self.config.backoff.saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX)));
+            std::thread::sleep(crate::io::backoff(self.config.backoff, attempt, MAX_BACKOFF));
             attempt += 1;
         }
     }
