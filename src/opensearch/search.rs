@@ -1,6 +1,5 @@
 //! Searching the cluster: batches of queries through `_msearch`, each exact under its cutoff.
 
-
 use opensearch::http::Method;
 use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
