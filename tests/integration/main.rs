@@ -15,6 +15,6 @@ mod index_build;
 pub mod plan;
 mod scifact;
 mod regression;
-mod serve;
+pub mod serve;
 mod util;
 mod verify;
