@@ -16,10 +16,10 @@ use quantir::retrieve::UndatedPolicy;
 #[derive(Debug, Args)]
 pub struct Bm25Args {
     /// BM25 k1 (term-frequency saturation) [default: the index's, 0.9 when building]
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", allow_hyphen_values = true)]
     pub k1: Option<f32>,
     /// BM25 b (length normalisation, 0..1) [default: the index's, 0.4 when building]
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", allow_hyphen_values = true)]
     pub b: Option<f32>,
 }
 
@@ -71,10 +71,10 @@ pub struct FusionArgs {
     #[arg(long, value_enum, default_value_t = ConstantPolicy::Zero)]
     pub constant: ConstantPolicy,
     /// RRF's k
-    #[arg(long, default_value_t = RRF_K)]
+    #[arg(long, default_value_t = RRF_K, allow_hyphen_values = true)]
     pub rrf_k: f64,
     /// Weights of wsum, one per list, comma-separated [default: 1 each]
-    #[arg(long, value_delimiter = ',', value_name = "W,W,...")]
+    #[arg(long, value_delimiter = ',', value_name = "W,W,...", allow_hyphen_values = true)]
     pub weights: Vec<f64>,
 }
 
@@ -95,10 +95,10 @@ pub struct PlanArgs {
     #[arg(long)]
     pub mmr: bool,
     /// MMR's β (weight of relevance to the claim, 0 to 1)
-    #[arg(long, default_value_t = 0.8, requires = "mmr", value_parser = unit_interval)]
+    #[arg(long, default_value_t = 0.8, requires = "mmr", value_parser = unit_interval, allow_hyphen_values = true)]
     pub mmr_beta: f64,
     /// MMR's threshold on min-max normalised scores (0 to 1)
-    #[arg(long, default_value_t = 0.5, requires = "mmr", value_parser = unit_interval)]
+    #[arg(long, default_value_t = 0.5, requires = "mmr", value_parser = unit_interval, allow_hyphen_values = true)]
     pub mmr_threshold: f64,
     /// MMR's similarity: lexical, or dense (the encoder's cosine; needs --dense or an index with vectors)
     #[arg(long, value_enum, default_value_t = MmrSimilarity::Lexical, requires = "mmr")]

@@ -25,7 +25,7 @@ pub struct CompareArgs {
     #[arg(long, value_enum, default_value_t = Test::T)]
     test: Test,
     /// Significance level (after correction)
-    #[arg(long, default_value_t = 0.05, value_parser = parse_alpha)]
+    #[arg(long, default_value_t = 0.05, value_parser = parse_alpha, allow_hyphen_values = true)]
     alpha: f64,
     /// Correction across the compared runs
     #[arg(long, value_enum, default_value_t = Correction::Holm)]

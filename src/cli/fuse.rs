@@ -29,8 +29,12 @@ pub struct FuseArgs {
 pub fn run(args: FuseArgs) -> anyhow::Result<()> {
     super::check_output("--output", &args.output, &args.runs.iter().map(PathBuf::as_path).collect::<Vec<_>>(), &[])?;
     let runs = args.runs.iter().map(|p| Run::read_trec(p)).collect::<Result<Vec<_>, _>>()?;
+    if let Some((path, _)) = args.runs.iter().zip(&runs).find(|(_, r)| r.queries.is_empty()) {
+        anyhow::bail!("{}: holds no results: a run to fuse has one line per retrieved document (qid Q0 docid rank score tag)", path.display());
+    }
     let config = args.fusion.config(args.method);
-    let fused = fuse_runs(&runs, &config, args.k as usize)?;
+    let names = || args.runs.iter().enumerate().map(|(i, p)| format!("run {} is {}", i + 1, p.display())).collect::<Vec<_>>().join(", ");
+    let fused = fuse_runs(&runs, &config, args.k as usize).map_err(|e| anyhow::anyhow!("{e} ({})", names()))?;
     fused.write_trec(&args.output, DEFAULT_TAG)?;
     eprintln!("fused {} runs ({:?}, norm {:?}) over {} queries into {}", runs.len(), config.method, config.effective_norm(), fused.queries.len(), args.output.display());
     Ok(())

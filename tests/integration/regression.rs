@@ -102,6 +102,11 @@ fn issue_12_nan_is_refused_where_numbers_are_read() {
     let qrels = write(dir.path(), "q.qrels", "q1 0 d1 1\n");
     quantir().args(["eval", "--qrels"]).arg(&qrels).arg("--run").arg(&run).assert().code(1).stderr(contains("expected a finite number"));
     quantir().args(["plan", "--plan", "numeric", "--mmr", "--mmr-beta", "NaN", "--claims"]).arg(fixture("jsonl/claims.jsonl")).arg("--output").arg(dir.path().join("p.jsonl")).assert().code(2).stderr(contains("expected a number from 0 to 1"));
+    // A negative or infinite value is read as the flag's value and refused by name (clap took "-1"
+    // and "-inf" for unknown flags).
+    quantir().args(["plan", "--plan", "numeric", "--mmr", "--mmr-beta", "-inf", "--claims"]).arg(fixture("jsonl/claims.jsonl")).arg("--output").arg(dir.path().join("p.jsonl")).assert().code(2).stderr(contains("'--mmr-beta <MMR_BETA>'"));
+    quantir().args(["fuse", "--method", "rrf", "--rrf-k", "-1"]).arg(&good).arg(&good).arg("--output").arg(dir.path().join("f")).assert().code(1).stderr(contains("--rrf-k: expected a number ≥ 0, found -1"));
+    quantir().args(["compare", "--alpha", "-1", "--qrels"]).arg(&qrels).arg(&good).arg(&good).assert().code(2).stderr(contains("'--alpha <ALPHA>'"));
 }
 
 /// Issue 12: an ONNX verifier config with an empty `labels` list panicked at `chunks(0)`.
