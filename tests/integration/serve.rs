@@ -1,5 +1,6 @@
-//! The server on loopback: the API, the stream, the limits, shutdown, a load test, request
-//! fuzzing, and the web page in headless Chromium.
+//! The server on loopback: the API, the stream, shutdown, a load test, request
+//! fuzzing, schemathesis, and the web page in headless Chromium (the limits' issue-12 cases are
+//! in regression.rs).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
