@@ -331,6 +331,8 @@ impl<'a> Bm25<'a> {
         for term in terms {
             let Some(info) = &term.infos[segment_ord] else { continue };
             let weight = term.weight;
+            #[cfg(test)]
+            tests::injected_read_error().map_err(|e| Error::io(self.index.path(), e))?;
             let mut block = segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?;
             loop {
                 let docs = block.docs();
@@ -351,5 +353,57 @@ impl<'a> Bm25<'a> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::path::Path;
+
+    use super::*;
+    use crate::corpus::{Corpus, Document, LoadSummary};
+    use crate::index::{build, IndexConfig};
+    use crate::io::NoProgress;
+
+    thread_local! {
+        /// Postings reads left before one fails (none: no failure).
+        static READS_BEFORE_FAILURE: Cell<Option<usize>> = const { Cell::new(None) };
+    }
+
+    /// A read error where [`READS_BEFORE_FAILURE`] says one comes.
+    pub(super) fn injected_read_error() -> std::io::Result<()> {
+        READS_BEFORE_FAILURE.with(|left| match left.get() {
+            Some(0) => {
+                left.set(None);
+                Err(std::io::Error::other("injected postings read error"))
+            }
+            Some(n) => {
+                left.set(Some(n - 1));
+                Ok(())
+            }
+            None => Ok(()),
+        })
+    }
+
+    /// Issue 12: a postings read error left the thread's scratch accumulator dirty, so the next
+    /// query on that thread got the failed query's partial scores added to its own.
+    #[test]
+    fn issue_12_a_postings_read_error_leaves_the_scratch_clean() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = |id: &str, text: &str| Document { id: id.into(), title: String::new(), text: text.into(), url: None, date: None };
+        let documents = vec![doc("a", "inflation rate fell"), doc("b", "the inflation rate rose to 3 percent"), doc("c", "rate of growth"), doc("d", "unrelated text")];
+        let corpus = Corpus { summary: LoadSummary { documents: documents.len(), ..Default::default() }, documents };
+        build(&corpus, Path::new("test"), &dir.path().join("idx"), &IndexConfig::default(), &NoProgress).unwrap();
+        let index = Index::open(&dir.path().join("idx")).unwrap();
+        let searcher = Bm25::new(&index, None).unwrap();
+        let mut scratch = Scratch::default();
+        let baseline = searcher.search("inflation rate", &Cutoff::none(), 10, None, &mut scratch).unwrap();
+        assert_eq!(baseline.len(), 3);
+        // The first term's postings are added, the second's read fails.
+        READS_BEFORE_FAILURE.with(|left| left.set(Some(1)));
+        assert!(searcher.search("inflation rate", &Cutoff::none(), 10, None, &mut scratch).is_err());
+        let again = searcher.search("inflation rate", &Cutoff::none(), 10, None, &mut scratch).unwrap();
+        assert_eq!(again, baseline, "the failed query left nothing behind");
     }
 }

@@ -454,6 +454,10 @@ pub fn quantities(text: &str) -> Vec<Quantity> {
                 }
             }
         }
+        // A number too large for f64 ("1e400", hundreds of digits) is no quantity.
+        if !value.is_finite() {
+            continue;
+        }
         let whole = !raw_text.contains(',') && !raw_text.contains('.') && glued.is_empty();
         let noun = noun.and_then(|n| stemmer.terms(&n).into_iter().next());
         let start = if symbol.is_some() { span.start - 1 } else { span.start };
@@ -484,8 +488,11 @@ fn join(chars: &[char], words: &[Word], raws: Vec<Raw>) -> Vec<Quantity> {
         if is_range {
             let s = second.expect("a range has two ends");
             let mut low = first.value;
-            if !first.scaled && s.scaled {
-                low *= s.value / raw_unscaled(s, chars);
+            // "3 to 4 million": the first end takes the second's scale, read off its two values —
+            // which a second end of 0 ("2015-0tn") cannot give: 0 / 0 made the range NaN.
+            let factor = s.value / raw_unscaled(s, chars);
+            if !first.scaled && s.scaled && factor.is_finite() && factor != 0.0 {
+                low *= factor;
             }
             let unit = s.unit.or(first.unit).unwrap_or(Unit::Count);
             out.push(Quantity { text: text_of(first.start, s.end), start: first.start, end: s.end, value: low, high: Some(s.value), unit, approx: first.approx, year: None, noun: s.noun.clone().or(first.noun.clone()) });
@@ -601,6 +608,18 @@ mod tests {
         assert_eq!(one("a rise of 2 percentage points").unit, Unit::PercentagePoints);
         assert_eq!(one("3 per cent").unit, Unit::Percent);
         assert_eq!(one("up to 10k jobs").value, 1e4);
+    }
+
+    /// Found by the `claim_text` fuzz target: a range to a zero with a scale gave a NaN low end, and
+    /// a number beyond f64 gave an infinite one.
+    #[test]
+    fn every_value_is_finite() {
+        for text in ["in 2015-0tn udictateur", "from 0 to 0bn dollars", "between 5 and 0 million people", &format!("{} people", "9".repeat(400)), "1e400 jobs"] {
+            for q in quantities(text) {
+                assert!(q.value.is_finite() && q.high.is_none_or(f64::is_finite), "{text}: {q:?}");
+            }
+        }
+        assert_eq!(quantities("in 2015-0tn udictateur")[0].value, 2015.0);
     }
 
     #[test]
