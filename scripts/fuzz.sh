@@ -79,7 +79,8 @@ for t in "${targets[@]}"; do
         echo "fuzz $t: ${seconds} s, $runs executions, $cov, no crash"
     else
         echo "fuzz $t: FAILED (the input is under fuzz/artifacts/$t)" >&2
-        tail -n 60 "$log" >&2
+        grep -A 3 -E "panicked at|ERROR: AddressSanitizer|ERROR: libFuzzer" "$log" | head -n 20 >&2 || true
+        tail -n 30 "$log" >&2
         status=1
     fi
     rm -f "$log"
