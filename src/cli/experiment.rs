@@ -1,4 +1,5 @@
-//! `quantir experiment quantemp`: the paper's retrieval tables from a QuanTemp++ folder.
+//! `quantir experiment quantemp`: the paper's retrieval and verification tables from a QuanTemp++
+//! folder.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -7,33 +8,38 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use quantir::corpus::{load_corpus, Format};
 use quantir::engine::{default_hybrid_fusion, PlanRunConfig};
+use quantir::experiment::verification::{self, run_verification, VerificationConfig};
 use quantir::experiment::{csv, markdown, run_grid, Conventions, ExperimentConfig, PaperPlanner, QuantempFolder};
 use quantir::fuse::{FusionConfig, Method};
 use quantir::index::{build, Index, IndexConfig};
 use quantir::retrieve::Retriever;
 
-use super::args::{DenseArgs, ThreadsArgs};
+use super::args::{DenseArgs, LlmArgs, ThreadsArgs};
 use super::progress::Bar;
 
 #[derive(Debug, Subcommand)]
 pub enum ExperimentCommand {
-    /// QuanTemp++'s retrieval experiments (Table 4 layout): every planner × with and without the
+    /// QuanTemp++'s experiments: retrieval (Table 4 layout: every planner × with and without the
     /// temporal filter × each retriever, measures with † against claim only, and what the
-    /// reference code's post-filter loses; resumable
+    /// reference code's post-filter loses) and verification (Table 5 layout: a verifier trained
+    /// per planner on train.json, scored on the test claims); resumable
     Quantemp(QuantempArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct QuantempArgs {
-    /// A QuanTemp++ folder: corpus.json, test.json, test_qrels.json (qgen_out.csv for QGen)
+    /// A QuanTemp++ folder: corpus.json, test.json, test_qrels.json (qgen_out.csv for QGen,
+    /// train.json for the verification table)
     #[arg(long, value_name = "DIR")]
     data: PathBuf,
     /// Where the index, the runs and the tables go (a rerun reuses what is there)
     #[arg(long, value_name = "DIR")]
     output: PathBuf,
-    /// Planners, comma-separated (claim-only always runs: it is the baseline)
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "claim-only,fcdecomp,claimdecomp,pgmfc,qgen,numeric")]
-    planners: Vec<PaperPlanner>,
+    /// Planners, comma-separated (claim-only always runs: it is the baseline) [default:
+    /// claim-only,fcdecomp,claimdecomp,pgmfc,qgen,numeric, and llm-fcdecomp,llm-claimdecomp,llm-pgmfc
+    /// when --llm-url and --llm-model are given]
+    #[arg(long, value_enum, value_delimiter = ',')]
+    planners: Option<Vec<PaperPlanner>>,
     /// Retrievers, comma-separated (dense and hybrid encode the corpus with --dense once)
     #[arg(long, value_enum, value_delimiter = ',', default_value = "bm25")]
     retrievers: Vec<Retriever>,
@@ -50,6 +56,20 @@ pub struct QuantempArgs {
     /// list keeps its raw score)
     #[arg(long, value_enum, default_value_t = Conventions::Quantir)]
     conventions: Conventions,
+    /// Leave out the verification table (it is made when the folder has train.json)
+    #[arg(long)]
+    no_verification: bool,
+    /// The retriever whose runs give the verifier its evidence (one of --retrievers)
+    #[arg(long, value_enum, default_value_t = Retriever::Bm25)]
+    verify_retriever: Retriever,
+    /// Evidence texts per claim the verifier reads, 1 to 100
+    #[arg(long, default_value_t = 3, value_parser = super::args::count(1, 100))]
+    verify_top: usize,
+    /// Folds of the verification table's paired t-test, 2 to 1000
+    #[arg(long, default_value_t = 10, value_parser = super::args::count(2, 1000))]
+    verify_folds: usize,
+    #[command(flatten)]
+    llm: LlmArgs,
     #[command(flatten)]
     dense: DenseArgs,
     #[command(flatten)]
@@ -67,6 +87,17 @@ fn peak_mib() -> f64 {
 pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
     let ExperimentCommand::Quantemp(args) = command;
     let folder = QuantempFolder::open(&args.data)?;
+    let llm = args.llm.config(None);
+    let planners = args.planners.clone().unwrap_or_else(|| {
+        let mut all = PaperPlanner::ALL.to_vec();
+        if llm.is_some() {
+            all.extend(PaperPlanner::LLM);
+        }
+        all
+    });
+    quantir::experiment::check_llm(&planners, llm.as_ref())?;
+    let verify = !args.no_verification && folder.train.is_some();
+    anyhow::ensure!(!verify || args.retrievers.contains(&args.verify_retriever), "--verify-retriever {:?} is not among --retrievers\n\nhint: add it to --retrievers, or pass --no-verification", args.verify_retriever);
     std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
     let mut stages: Vec<serde_json::Value> = Vec::new();
     let mut stage = |name: &str, started: Instant| {
@@ -91,17 +122,33 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
     let index = Index::open(&index_dir)?;
     let encoder = if needs_vectors { args.dense.index_encoder(&index)? } else { None };
     let config = ExperimentConfig {
-        planners: args.planners.clone(),
+        planners,
         retrievers: args.retrievers.clone(),
         k: args.k,
         conventions: args.conventions,
         plan_run: PlanRunConfig { depth: args.depth, fusion: FusionConfig { method: args.fusion, ..FusionConfig::default() }, hybrid: default_hybrid_fusion() },
         threads: args.threads.threads,
+        llm,
     };
     let started = Instant::now();
     let grid = run_grid(&index, encoder.as_ref(), &folder, &config, &args.output, &Bar::default(), &mut |line| eprintln!("{line}"))?;
     stage("runs and measures", started);
-    let tables = markdown(&grid);
+    let mut tables = markdown(&grid);
+    let table = if verify {
+        let started = Instant::now();
+        let mut verification = VerificationConfig { retriever: args.verify_retriever, top: args.verify_top, folds: args.verify_folds, ..VerificationConfig::default() };
+        verification.train.top = args.verify_top;
+        let table = run_verification(&index, encoder.as_ref(), &folder, &config, &verification, &args.output, &Bar::default(), &mut |line| eprintln!("{line}"))?;
+        stage("verification", started);
+        tables.push('\n');
+        tables.push_str(&verification::markdown(&table));
+        Some(table)
+    } else {
+        if !args.no_verification {
+            eprintln!("no verification table: {} has no train.json", args.data.display());
+        }
+        None
+    };
     let write = |name: &str, text: &str| -> anyhow::Result<()> {
         let path = args.output.join(name);
         let tmp = path.with_extension("tmp-quantir");
@@ -112,6 +159,10 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
     write("tables.md", &tables)?;
     write("grid.csv", &csv(&grid))?;
     write("grid.json", &serde_json::to_string_pretty(&grid)?)?;
+    if let Some(table) = &table {
+        write("verification.csv", &verification::csv(table))?;
+        write("verification.json", &serde_json::to_string_pretty(table)?)?;
+    }
     write("timings.json", &serde_json::to_string_pretty(&stages)?)?;
     print!("{tables}");
     eprintln!("tables, CSV, JSON and timings in {}", args.output.display());

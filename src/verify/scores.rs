@@ -148,8 +148,14 @@ impl ToolCallStats {
 /// figures a paired t-test between two systems compares, as the QuanTemp++ significance marks are
 /// computed.
 pub fn fold_macro_f1(outcomes: &[(Label, Option<Label>)], folds: usize) -> Vec<f64> {
+    fold_scores(outcomes, folds).into_iter().map(|s| s.macro_f1).collect()
+}
+
+/// The scores of each of `folds` contiguous folds of `outcomes` (fold `f` holds items
+/// `f·n/folds .. (f+1)·n/folds`), for paired tests on any of their figures.
+pub fn fold_scores(outcomes: &[(Label, Option<Label>)], folds: usize) -> Vec<VerifyScores> {
     let n = outcomes.len();
-    (0..folds).map(|f| score_outcomes(&outcomes[f * n / folds..(f + 1) * n / folds]).macro_f1).collect()
+    (0..folds).map(|f| score_outcomes(&outcomes[f * n / folds..(f + 1) * n / folds])).collect()
 }
 
 #[cfg(test)]

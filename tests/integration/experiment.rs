@@ -1,14 +1,28 @@
 //! `quantir experiment quantemp` end to end on a small QuanTemp++-layout folder built from the
-//! bundled real QuanTemp sample; its tables are checked against pytrec_eval and scipy computed
-//! on the same run files.
+//! bundled real QuanTemp sample; its retrieval tables are checked against pytrec_eval and scipy
+//! computed on the same run files, its verification table against scikit-learn and scipy on the
+//! same prediction files.
 
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 
 use crate::util::{python, quantir, repo, write};
 
+/// Three decompositions of a claim, derived from its words, in QuanTemp++'s fields.
+fn decompositions(text: &str) -> serde_json::Value {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let half = words.len() / 2;
+    serde_json::json!({
+        "in_file": {words[..half].join(" "): [], words[half..].join(" "): []},
+        "decomp_questions": [format!("Is it true that {}?", words[..half.max(1)].join(" "))],
+        "pgmfc_questions": [format!("Question1 = What is {}?", words[half..].join(" "))],
+    })
+}
+
 /// A QuanTemp++ folder: the sample's 732 dated snippets as corpus.json; its 12 claims as test.json
 /// (position ids) with three decompositions each, derived from the claim's words; its qrels by
-/// position; and a QGen CSV.
+/// position; a QGen CSV; and as train.json the first 90 real QuanTemp validation claims with their
+/// real labels (undated: the data has no dates for them) and derived decompositions.
 fn folder(dir: &std::path::Path) -> std::path::PathBuf {
     let data = dir.join("qt");
     std::fs::create_dir(&data).unwrap();
@@ -18,17 +32,27 @@ fn folder(dir: &std::path::Path) -> std::path::PathBuf {
     let test: Vec<serde_json::Value> = claims
         .iter()
         .map(|c| {
-            let words: Vec<&str> = c["text"].as_str().unwrap().split_whitespace().collect();
-            let half = words.len() / 2;
-            serde_json::json!({
-                "claim": c["text"], "published": c["date"], "label": c["label"],
-                "in_file": {words[..half].join(" "): [], words[half..].join(" "): []},
-                "decomp_questions": [format!("Is it true that {}?", words[..half.max(1)].join(" "))],
-                "pgmfc_questions": [format!("Question1 = What is {}?", words[half..].join(" "))],
-            })
+            let mut claim = decompositions(c["text"].as_str().unwrap());
+            claim["claim"] = c["text"].clone();
+            claim["published"] = c["date"].clone();
+            claim["label"] = c["label"].clone();
+            claim
         })
         .collect();
     write(&data, "test.json", serde_json::to_string(&test).unwrap());
+    let val: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-val/val_claimonly_evidence_question_mapping.json")).unwrap()).unwrap();
+    let train: Vec<serde_json::Value> = val
+        .iter()
+        .take(90)
+        .map(|v| {
+            let text = v["claim"].as_str().unwrap().replace("/n", " ");
+            let mut claim = decompositions(&text);
+            claim["claim"] = text.into();
+            claim["label"] = v["label"].clone();
+            claim
+        })
+        .collect();
+    write(&data, "train.json", serde_json::to_string(&train).unwrap());
     let mut qrels: std::collections::BTreeMap<String, std::collections::BTreeMap<String, i32>> = Default::default();
     for line in std::fs::read_to_string(repo().join("data/quantemp-sample/qrels.tsv")).unwrap().lines() {
         let f: Vec<&str> = line.split(' ').collect();
@@ -103,9 +127,129 @@ print(json.dumps(out))
     let post = grid["post_filter"].as_array().unwrap();
     assert_eq!(post.len(), 6);
     assert_eq!(post[0]["exact"], grid["cells"][0]["means"]);
-    // A rerun reuses every run (resumable) and writes the same tables.
-    let again = quantir().args(["experiment", "quantemp", "--data"]).arg(&data).arg("--output").arg(&out).assert().success().stderr(contains("reusing")).get_output().stdout.clone();
+    check_verification(&out, &data, &tables);
+    // A rerun reuses every run and prediction (resumable) and writes the same tables.
+    let again = quantir().args(["experiment", "quantemp", "--data"]).arg(&data).arg("--output").arg(&out).assert().success().stderr(contains("reusing")).stderr(contains("trained a verifier").not()).get_output().stdout.clone();
     assert_eq!(String::from_utf8(again).unwrap(), tables);
     // A folder that is not QuanTemp++'s.
     quantir().args(["experiment", "quantemp", "--data"]).arg(dir.path()).arg("--output").arg(&out).assert().code(1).stderr(contains("has no corpus.json: a QuanTemp++ folder holds"));
+}
+
+/// The verification table: one row per planner, QGen scored with the claim-only verifier (the
+/// folder has no QGen queries for the training claims), every figure equal to scikit-learn's on
+/// the prediction files and every p to scipy's `ttest_rel` over the same contiguous folds.
+fn check_verification(out: &std::path::Path, data: &std::path::Path, tables: &str) {
+    assert!(tables.contains("#### Verification") && tables.contains("| QGen* |"), "{tables}");
+    let table: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("verification.json")).unwrap()).unwrap();
+    let rows = table["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    assert_eq!((table["train_claims"].as_u64(), table["test_claims"].as_u64(), table["top"].as_u64(), table["folds"].as_u64()), (Some(90), Some(12), Some(3), Some(10)));
+    let trained_on: Vec<&str> = rows.iter().map(|r| r["trained_on"].as_str().unwrap()).collect();
+    assert_eq!(trained_on, ["claim-only", "fcdecomp", "claimdecomp", "pgmfc", "claim-only", "numeric"]);
+    for planner in ["claim-only", "fcdecomp", "claimdecomp", "pgmfc", "numeric"] {
+        assert!(out.join(format!("verifiers/{planner}.bm25/verifier.json")).is_file(), "{planner}");
+        assert!(out.join(format!("runs/train.{planner}.filter.bm25.trec")).is_file(), "{planner}");
+    }
+    assert!(!out.join("verifiers/qgen.bm25").exists());
+    let script = r#"
+import json, sys
+from scipy.stats import ttest_rel
+from sklearn.metrics import accuracy_score, f1_score
+table = json.load(open(sys.argv[1])); test = json.load(open(sys.argv[2]))
+norm = {"true": "True", "false": "False", "half true/false": "Conflicting", "conflicting": "Conflicting"}
+gold = [norm[c["label"].lower()] for c in test]
+out = []
+for row in table["rows"]:
+    pred = {}
+    evidence = {}
+    for line in open(row["predictions"]):
+        p = json.loads(line); pred[p["id"]] = p["label"]; evidence[p["id"]] = len(p["evidence"])
+    y = [pred[str(i)] for i in range(len(gold))]
+    per_class = dict(zip(["True", "False", "Conflicting"], f1_score(gold, y, labels=["True", "False", "Conflicting"], average=None, zero_division=0)))
+    n, k = len(gold), table["folds"]
+    folds = [(f * n // k, (f + 1) * n // k) for f in range(k)]
+    fm = [f1_score(gold[a:b], y[a:b], average="macro", zero_division=0) for a, b in folds]
+    fw = [f1_score(gold[a:b], y[a:b], average="weighted", zero_division=0) for a, b in folds]
+    out.append({"accuracy": accuracy_score(gold, y), "macro": f1_score(gold, y, average="macro", zero_division=0),
+                "weighted": f1_score(gold, y, average="weighted", zero_division=0), "per_class": per_class,
+                "fm": fm, "fw": fw, "max_evidence": max(evidence.values())})
+base = out[0]
+for o in out[1:]:
+    for key, fk in (("p_macro", "fm"), ("p_weighted", "fw")):
+        p = float(ttest_rel(o[fk], base[fk]).pvalue)
+        o[key] = "nan" if p != p else p
+print(json.dumps(out))
+"#;
+    let oracle = std::process::Command::new(python()).arg("-c").arg(script).arg(out.join("verification.json")).arg(data.join("test.json")).output().unwrap();
+    assert!(oracle.status.success(), "{}", String::from_utf8_lossy(&oracle.stderr));
+    let theirs: Vec<serde_json::Value> = serde_json::from_slice(&oracle.stdout).unwrap();
+    let close = |a: &serde_json::Value, b: &serde_json::Value, what: &str| {
+        let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+        assert!((a - b).abs() < 1e-9, "{what}: quantir {a} vs scikit-learn/scipy {b}");
+    };
+    for (row, t) in rows.iter().zip(&theirs) {
+        let planner = row["planner"].as_str().unwrap();
+        let s = &row["scores"];
+        close(&s["accuracy"], &t["accuracy"], &format!("{planner} accuracy"));
+        close(&s["macro_f1"], &t["macro"], &format!("{planner} macro-F1"));
+        close(&s["weighted_f1"], &t["weighted"], &format!("{planner} weighted-F1"));
+        for class in ["True", "False", "Conflicting"] {
+            let ours = s["per_class"].get(class).map_or(serde_json::json!(0.0), |c| c["f1"].clone());
+            close(&ours, &t["per_class"][class], &format!("{planner} F1 {class}"));
+        }
+        for (ours, key) in [("fold_macro_f1", "fm"), ("fold_weighted_f1", "fw")] {
+            for (a, b) in row[ours].as_array().unwrap().iter().zip(t[key].as_array().unwrap()) {
+                close(a, b, &format!("{planner} {ours}"));
+            }
+        }
+        assert!(t["max_evidence"].as_u64().unwrap() <= 3, "{planner}: the top 3 only");
+        for (ours, key) in [("p_macro_f1", "p_macro"), ("p_weighted_f1", "p_weighted")] {
+            match (&row[ours], &t[key]) {
+                (serde_json::Value::Null, serde_json::Value::Null) => assert_eq!(planner, "claim-only"),
+                (a, serde_json::Value::String(nan)) if nan == "nan" => assert_eq!(a.as_f64(), Some(1.0), "{planner} {ours}: no difference is p 1"),
+                (a, b) => close(a, b, &format!("{planner} {ours}")),
+            }
+        }
+    }
+    let csv = std::fs::read_to_string(out.join("verification.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+}
+
+#[test]
+fn experiment_runs_llm_planners_when_an_endpoint_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = folder(dir.path());
+    let out = dir.path().join("out");
+    // The model: two search queries from the claim's first and last words, whatever it is asked.
+    let llm = crate::plan::fake_model(10_000, |request| {
+        let body: serde_json::Value = serde_json::from_str(request).unwrap();
+        let prompt = body["messages"][1]["content"].as_str().unwrap().to_string();
+        let claim = prompt.split("Claim: ").nth(1).unwrap_or("").lines().next().unwrap_or("").to_string();
+        let words: Vec<&str> = claim.split_whitespace().collect();
+        let queries = serde_json::json!({"queries": [words.iter().take(4).copied().collect::<Vec<_>>().join(" "), words.iter().rev().take(4).copied().collect::<Vec<_>>().join(" ")]});
+        (200, crate::plan::completion(&queries.to_string()))
+    });
+    let run = |planners: Option<&str>| {
+        let mut cmd = quantir();
+        cmd.args(["experiment", "quantemp", "--no-verification", "--data"]).arg(&data).arg("--output").arg(&out).args(["--llm-url", &llm.url, "--llm-model", "test-model", "--llm-cache"]).arg(dir.path().join("cache")).env_remove("OPENAI_API_KEY");
+        if let Some(p) = planners {
+            cmd.args(["--planners", p]);
+        }
+        cmd.assert()
+    };
+    let stdout = run(None).success().get_output().stdout.clone();
+    let tables = String::from_utf8(stdout).unwrap();
+    for name in ["| LLM, FCDecomp-style |", "| LLM, ClaimDecomp-style |", "| LLM, PgmFC-style |", "| quantir numeric |"] {
+        assert!(tables.contains(name), "{name} in\n{tables}");
+    }
+    assert!(!tables.contains("#### Verification"), "--no-verification");
+    let asked = llm.requests.lock().unwrap().len();
+    assert_eq!(asked, 3 * 12, "each style asks once per test claim (the cache answers the no-filter and post-filter runs)");
+    let grid: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("grid.json")).unwrap()).unwrap();
+    let planners: Vec<&str> = grid["cells"].as_array().unwrap().iter().map(|c| c["planner"].as_str().unwrap()).collect();
+    assert_eq!(planners.len(), 18);
+    assert!(out.join("runs/llm-pgmfc.filter.bm25.trec").is_file());
+    // Without an endpoint an llm planner is refused by name before any work.
+    quantir().args(["experiment", "quantemp", "--planners", "claim-only,llm-fcdecomp", "--data"]).arg(&data).arg("--output").arg(dir.path().join("out2")).env_remove("QUANTIR_LLM_URL").env_remove("QUANTIR_LLM_MODEL").assert().code(1).stderr(contains("llm-fcdecomp asks an LLM"));
+    assert!(!dir.path().join("out2/index").exists(), "refused before indexing");
 }

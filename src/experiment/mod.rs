@@ -1,7 +1,8 @@
-//! QuanTemp++'s retrieval experiments (the paper's Table 4 layout) over a QuanTemp++ folder.
+//! QuanTemp++'s experiments over a QuanTemp++ folder: retrieval (the paper's Table 4 layout, this
+//! module) and verification (Table 5, [`verification`]).
 //!
 //! In: a folder in the published layout ([`QuantempFolder`]: `corpus.json`, `test.json`,
-//! `test_qrels.json`, optionally `qgen_out.csv`), an index built from its corpus, and an
+//! `test_qrels.json`, optionally `train.json` and `qgen_out.csv`), an index built from its corpus, and an
 //! [`ExperimentConfig`]. Out: one TREC run per planner × temporal filter × retriever under
 //! `OUT/runs/` (a rerun reuses the runs already there, so an interrupted experiment resumes), and
 //! the [`Grid`] of measures with the paired t-test against claim-only in the same column, plus,
@@ -9,7 +10,8 @@
 //!
 //! - **Planners** ([`PaperPlanner`]): claim-only, FCDecomp (`in_file` keys: the oracle), ClaimDecomp
 //!   (`decomp_questions`), PgmFC (`pgmfc_questions`), QGen (`qgen_out.csv`, by row), and
-//!   quantir's numeric decomposer. Sub-query lists are fused with the configured fusion
+//!   quantir's numeric decomposer; with an LLM endpoint ([`ExperimentConfig::llm`]), the three
+//!   `llm:` planners too. Sub-query lists are fused with the configured fusion
 //!   (CombMAX-Norm by default, the paper's).
 //! - **Measures**: NDCG@10, Recall@10, Recall@100 and MRR (`ndcg_cut.10`, `recall.10`,
 //!   `recall.100`, `recip_rank`), with trec_eval's semantics; judged claims missing from a run count
@@ -36,7 +38,9 @@ use crate::fuse::ConstantPolicy;
 use crate::index::dense::Encoder;
 use crate::index::Index;
 use crate::io::Progress;
-use crate::plan::{planner_for, FileField, PlanSpec};
+use crate::plan::{planner_for, FileField, LlmConfig, LlmStyle, PlanSpec};
+
+pub mod verification;
 use crate::retrieve::{Retriever, TemporalFilter, UndatedPolicy};
 use crate::trec::{Qrels, QrelsFormat, RankedList, Run, ScoredDoc, DEFAULT_TAG};
 
@@ -51,6 +55,8 @@ pub struct QuantempFolder {
     pub qrels: PathBuf,
     /// `qgen_out.csv`, when the folder has it.
     pub qgen: Option<PathBuf>,
+    /// `train.json` (the verifier's training claims), when the folder has it.
+    pub train: Option<PathBuf>,
 }
 
 impl QuantempFolder {
@@ -67,7 +73,7 @@ impl QuantempFolder {
                 })
             }
         };
-        Ok(QuantempFolder { corpus: need("corpus.json")?, test: need("test.json")?, qrels: need("test_qrels.json")?, qgen: Some(dir.join("qgen_out.csv")).filter(|p| p.is_file()) })
+        Ok(QuantempFolder { corpus: need("corpus.json")?, test: need("test.json")?, qrels: need("test_qrels.json")?, qgen: Some(dir.join("qgen_out.csv")).filter(|p| p.is_file()), train: Some(dir.join("train.json")).filter(|p| p.is_file()) })
     }
 }
 
@@ -87,11 +93,24 @@ pub enum PaperPlanner {
     Qgen,
     /// quantir's numeric-aspect decomposer.
     Numeric,
+    /// An LLM asked for search queries (`llm:fcdecomp`).
+    LlmFcdecomp,
+    /// An LLM asked for yes/no sub-questions (`llm:claimdecomp`).
+    LlmClaimdecomp,
+    /// An LLM asked for a program of questions (`llm:pgmfc`).
+    LlmPgmfc,
 }
 
 impl PaperPlanner {
-    /// Every planner, in the table's order.
+    /// Every planner that needs no LLM, in the table's order.
     pub const ALL: [PaperPlanner; 6] = [PaperPlanner::ClaimOnly, PaperPlanner::Fcdecomp, PaperPlanner::Claimdecomp, PaperPlanner::Pgmfc, PaperPlanner::Qgen, PaperPlanner::Numeric];
+    /// The planners that ask an LLM.
+    pub const LLM: [PaperPlanner; 3] = [PaperPlanner::LlmFcdecomp, PaperPlanner::LlmClaimdecomp, PaperPlanner::LlmPgmfc];
+
+    /// Whether it asks an LLM.
+    pub fn needs_llm(self) -> bool {
+        Self::LLM.contains(&self)
+    }
 
     /// The name in the tables (the paper's).
     pub fn name(self) -> &'static str {
@@ -102,6 +121,9 @@ impl PaperPlanner {
             PaperPlanner::Pgmfc => "PgmFC",
             PaperPlanner::Qgen => "QGen",
             PaperPlanner::Numeric => "quantir numeric",
+            PaperPlanner::LlmFcdecomp => "LLM, FCDecomp-style",
+            PaperPlanner::LlmClaimdecomp => "LLM, ClaimDecomp-style",
+            PaperPlanner::LlmPgmfc => "LLM, PgmFC-style",
         }
     }
 
@@ -114,19 +136,37 @@ impl PaperPlanner {
             PaperPlanner::Pgmfc => "pgmfc",
             PaperPlanner::Qgen => "qgen",
             PaperPlanner::Numeric => "numeric",
+            PaperPlanner::LlmFcdecomp => "llm-fcdecomp",
+            PaperPlanner::LlmClaimdecomp => "llm-claimdecomp",
+            PaperPlanner::LlmPgmfc => "llm-pgmfc",
         }
     }
 
-    /// Its `--plan` for `folder`, or none when the folder lacks its file (QGen).
+    /// Its `--plan` for the test claims of `folder`, or none when the folder lacks its file (QGen).
     pub fn spec(self, folder: &QuantempFolder) -> Option<PlanSpec> {
-        let field = |field| Some(PlanSpec::File { path: folder.test.clone(), field: Some(field) });
+        self.spec_in(&folder.test, folder.qgen.as_deref())
+    }
+
+    /// Its `--plan` for the training claims of `folder`, or none when the folder has no
+    /// `train.json` or the planner no queries for it (QGen: `qgen_out.csv` holds the test claims'
+    /// only).
+    pub fn train_spec(self, folder: &QuantempFolder) -> Option<PlanSpec> {
+        folder.train.as_deref().and_then(|train| self.spec_in(train, None))
+    }
+
+    /// Its `--plan` over the claims file `split`.
+    fn spec_in(self, split: &Path, qgen: Option<&Path>) -> Option<PlanSpec> {
+        let field = |field| Some(PlanSpec::File { path: split.to_path_buf(), field: Some(field) });
         match self {
             PaperPlanner::ClaimOnly => Some(PlanSpec::ClaimOnly),
             PaperPlanner::Fcdecomp => field(FileField::FcDecomp),
             PaperPlanner::Claimdecomp => field(FileField::ClaimDecomp),
             PaperPlanner::Pgmfc => field(FileField::PgmFc),
-            PaperPlanner::Qgen => folder.qgen.clone().map(|path| PlanSpec::File { path, field: None }),
+            PaperPlanner::Qgen => qgen.map(|path| PlanSpec::File { path: path.to_path_buf(), field: None }),
             PaperPlanner::Numeric => Some(PlanSpec::Numeric),
+            PaperPlanner::LlmFcdecomp => Some(PlanSpec::Llm(LlmStyle::FcDecomp)),
+            PaperPlanner::LlmClaimdecomp => Some(PlanSpec::Llm(LlmStyle::ClaimDecomp)),
+            PaperPlanner::LlmPgmfc => Some(PlanSpec::Llm(LlmStyle::PgmFc)),
         }
     }
 }
@@ -158,13 +198,15 @@ pub struct ExperimentConfig {
     pub plan_run: PlanRunConfig,
     /// Worker threads (0: one per core).
     pub threads: usize,
+    /// The endpoint the `llm-*` planners ask (they are refused without one).
+    pub llm: Option<LlmConfig>,
 }
 
 impl Default for ExperimentConfig {
     /// Every planner, BM25, k 100 (the deepest measure is Recall@100), quantir's conventions,
     /// CombMAX-Norm over sub-queries at depth 100.
     fn default() -> Self {
-        ExperimentConfig { planners: PaperPlanner::ALL.to_vec(), retrievers: vec![Retriever::Bm25], k: 100, conventions: Conventions::Quantir, plan_run: PlanRunConfig::default(), threads: 0 }
+        ExperimentConfig { planners: PaperPlanner::ALL.to_vec(), retrievers: vec![Retriever::Bm25], k: 100, conventions: Conventions::Quantir, plan_run: PlanRunConfig::default(), threads: 0, llm: None }
     }
 }
 
@@ -229,12 +271,21 @@ pub struct Grid {
     pub post_filter: Vec<PostFilterRow>,
 }
 
+/// An error naming the first of `planners` that asks an LLM when there is no endpoint.
+pub fn check_llm(planners: &[PaperPlanner], llm: Option<&LlmConfig>) -> Result<()> {
+    match planners.iter().find(|p| p.needs_llm()) {
+        Some(planner) if llm.is_none() => Err(Error::InvalidArgument { name: "--planners", message: format!("{} asks an LLM: give --llm-url and --llm-model (or QUANTIR_LLM_URL and QUANTIR_LLM_MODEL)", planner.key()) }),
+        _ => Ok(()),
+    }
+}
+
 /// The depth the reference code retrieves before its post-filter.
 pub const REFERENCE_DEPTH: usize = 2048;
 
 /// Runs (or reuses) every run of the grid into `out/runs/` and measures it.
 #[allow(clippy::too_many_arguments)]
 pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolder, config: &ExperimentConfig, out: &Path, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<Grid> {
+    check_llm(&config.planners, config.llm.as_ref())?;
     let claims = load_claims(&folder.test, Format::Quantemp, None)?;
     let qrels = Qrels::read(&folder.qrels, QrelsFormat::Quantemp)?;
     let runs_dir = out.join("runs");
@@ -252,7 +303,7 @@ pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolde
                     log(&format!("skipping {}: the folder has no qgen_out.csv", planner.name()));
                     continue;
                 };
-                let path = runs_dir.join(format!("{}.{}.{}.trec", planner.key(), filter_key(filter), retriever_key(retriever)));
+                let path = run_file(&runs_dir, Split::Test, planner, filter, retriever);
                 let (run, seconds) = cached_run(index, encoder, &claims, &spec, retriever, filter, (config.k, config.plan_run.depth), config, &path, progress, log)?;
                 let evaluation = evaluate(&run.view(), &qrels, &measures, Completeness::Complete);
                 let p_values = match &baseline {
@@ -275,6 +326,22 @@ pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolde
         }
     }
     Ok(Grid { measures: measures.iter().map(|m| m.to_string()).collect(), claims: claims.len(), cells, post_filter })
+}
+
+/// Which claims of the folder a run ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Split {
+    Test,
+    Train,
+}
+
+/// Where the run of `planner` over `split` with `filter` and `retriever` is kept.
+fn run_file(runs: &Path, split: Split, planner: PaperPlanner, filter: TemporalFilter, retriever: Retriever) -> PathBuf {
+    let prefix = match split {
+        Split::Test => "",
+        Split::Train => "train.",
+    };
+    runs.join(format!("{prefix}{}.{}.{}.trec", planner.key(), filter_key(filter), retriever_key(retriever)))
 }
 
 fn filter_key(filter: TemporalFilter) -> &'static str {
@@ -318,7 +385,7 @@ fn cached_run(
         log(&format!("reusing {}", path.display()));
         return Ok((Run::read_trec(path)?, 0.0));
     }
-    let planner = planner_for(spec, None, None, None)?;
+    let planner = planner_for(spec, None, config.llm.clone(), None)?;
     let (undated, constant) = match config.conventions {
         Conventions::Quantir => (UndatedPolicy::Exclude, config.plan_run.fusion.constant),
         Conventions::Reference => (UndatedPolicy::Include, ConstantPolicy::Raw),
