@@ -97,7 +97,7 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
     });
     quantir::experiment::check_llm(&planners, llm.as_ref())?;
     let verify = !args.no_verification && folder.train.is_some();
-    anyhow::ensure!(!verify || args.retrievers.contains(&args.verify_retriever), "--verify-retriever {:?} is not among --retrievers\n\nhint: add it to --retrievers, or pass --no-verification", args.verify_retriever);
+    anyhow::ensure!(!verify || args.retrievers.contains(&args.verify_retriever), "--verify-retriever {} is not among --retrievers\n\nhint: add it to --retrievers, or pass --no-verification", clap::ValueEnum::to_possible_value(&args.verify_retriever).map_or_else(String::new, |v| v.get_name().to_string()));
     std::fs::create_dir_all(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
     let mut stages: Vec<serde_json::Value> = Vec::new();
     let mut stage = |name: &str, started: Instant| {

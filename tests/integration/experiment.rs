@@ -133,6 +133,7 @@ print(json.dumps(out))
     assert_eq!(String::from_utf8(again).unwrap(), tables);
     // A folder that is not QuanTemp++'s.
     quantir().args(["experiment", "quantemp", "--data"]).arg(dir.path()).arg("--output").arg(&out).assert().code(1).stderr(contains("has no corpus.json: a QuanTemp++ folder holds"));
+    quantir().args(["experiment", "quantemp", "--verify-retriever", "dense", "--data"]).arg(&data).arg("--output").arg(&out).assert().code(1).stderr(contains("--verify-retriever dense is not among --retrievers"));
 }
 
 /// The verification table: one row per planner, QGen scored with the claim-only verifier (the
