@@ -15,7 +15,7 @@ use crate::index::{Bm25Params, Index, StoredDocument};
 use crate::io::Progress;
 use crate::index::dense::{Encoder, TextKind};
 use crate::retrieve::{Ann, Bm25, Cutoff, DenseQuery, Retriever, Scratch, TemporalFilter, UndatedPolicy};
-use crate::trec::{RankedList, Run, ScoredDoc};
+use crate::trec::{QueryView, RankedList, Run, RunView, ScoredDoc};
 
 /// How a batch of claims is run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -171,6 +171,23 @@ pub struct RankedHits {
     pub hits: Vec<(u32, f64)>,
 }
 
+impl RankedHits {
+    /// The hits as `(document id, score)`, best first, with ids borrowed from `index`.
+    pub fn docs<'a>(&'a self, index: &'a Index) -> impl Iterator<Item = (&'a str, f64)> + 'a {
+        self.hits.iter().map(|&(rank, score)| (index.id(rank), score))
+    }
+
+    /// Ranked lists as a run view (for evaluation) borrowing its ids from `index`.
+    pub fn view<'a>(lists: &'a [RankedHits], index: &'a Index) -> RunView<'a> {
+        RunView { queries: lists.iter().map(|list| QueryView { qid: &list.qid, docs: list.docs(index).collect() }).collect() }
+    }
+
+    /// Writes ranked lists as a TREC run without a `String` per hit ([`crate::trec::write_trec`]).
+    pub fn write_trec(lists: &[RankedHits], index: &Index, path: &std::path::Path, tag: &str) -> Result<()> {
+        crate::trec::write_trec(path, tag, lists.iter().map(|list| (list.qid.as_str(), list.docs(index))))
+    }
+}
+
 /// [`run_ranked`], with document ids: a [`Run`].
 #[allow(clippy::too_many_arguments)]
 pub fn run_planned(
@@ -186,7 +203,7 @@ pub fn run_planned(
     let (lists, summary, explanations) = run_ranked(index, claims, planner, encoder, config, plan_config, explain, progress)?;
     let queries = lists
         .into_iter()
-        .map(|list| RankedList { qid: list.qid, docs: list.hits.into_iter().map(|(rank, score)| ScoredDoc { docid: index.id(rank).to_string(), score }).collect() })
+        .map(|list| RankedList { docs: list.docs(index).map(|(docid, score)| ScoredDoc { docid: docid.to_string(), score }).collect(), qid: list.qid })
         .collect();
     Ok((Run { queries }, summary, explanations))
 }

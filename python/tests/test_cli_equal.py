@@ -16,7 +16,7 @@ def test_scifact_run_equals_the_cli(tmp_path, cli, scifact, scifact_index, scifa
     expected = read_trec(out)
     got = scifact_index.run(scifact / "queries.jsonl", k=1000, remove_query=True)
     assert len(got) == 1109
-    # Scores are written with Rust's shortest round-trip formatting, so equality is exact.
+    # Scores are written as the shortest text that reads back to the same float, so equality is exact.
     assert as_lists(got) == expected
 
 
@@ -64,3 +64,19 @@ def test_compare_equals_the_cli(tmp_path, cli, scifact, scifact_index):
     expected = json.loads(cli("compare", "--qrels", qrels, *paths, "--json").stdout)
     got = quantir.compare(qrels, {"a.trec": a, "b.trec": b})
     assert got == expected
+
+
+def test_run_scores_are_written_as_python_writes_them(tmp_path, cli, scifact, scifact_cli_index):
+    # Python's repr is the oracle for the score text: the shortest digits that read back to the
+    # same float, a tie going to the even digit (Rust's Display rounds it up instead).
+    out = tmp_path / "cli.trec"
+    cli("run", "--index", scifact_cli_index, "--claims", scifact, "-k", "1000", "--remove-query", "--output", out)
+    texts = [line.split()[4] for line in open(out)]
+    assert len(texts) > 100_000
+    checked = 0
+    for text in texts:
+        expected = repr(float(text))
+        if "e" not in expected:  # quantir never writes an exponent; BM25 scores never need one
+            assert text == expected.removesuffix(".0"), text
+            checked += 1
+    assert checked == len(texts)

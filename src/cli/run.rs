@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use quantir::corpus::{load_claims, Format};
-use quantir::engine::{hybrid_fusion, run_planned, PlanRunConfig, RunConfig};
+use quantir::engine::{hybrid_fusion, run_ranked, PlanRunConfig, RankedHits, RunConfig};
 use quantir::fuse::{Method, Norm};
 use quantir::eval::{evaluate, Completeness, Measure};
 use quantir::index::Index;
@@ -104,8 +104,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() { args.dense.retrieval_encoder(&index)?.map(std::sync::Arc::new) } else { None };
     let planner = args.plan.planner(encoder.clone())?;
     let plan_config = plan_config(&args);
-    let (run, summary, explanations) = run_planned(&index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
-    finish(&args, &run, &summary)?;
+    let (lists, summary, explanations) = run_ranked(&index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
+    // Written straight from id ranks: no String per hit (a k = 1000 run has millions).
+    RankedHits::write_trec(&lists, &index, &args.output, DEFAULT_TAG)?;
+    report(&args, &summary);
+    if let Some(path) = &args.eval {
+        print_eval(path, &RankedHits::view(&lists, &index))?;
+    }
     if let Some(path) = &args.explain {
         super::write_jsonl(path, &explanations)?;
     }
@@ -154,12 +159,16 @@ fn run_remote(args: &RunArgs, remote: &quantir::opensearch::RemoteIndex) -> anyh
     let config = run_config(args, args.bm25.over(remote.bm25()));
     let planner = args.plan.planner(None)?;
     let (run, summary) = quantir::engine::run_remote(remote, &claims, planner.as_ref(), &config, &plan_config(args), &Bar::default())?;
-    finish(args, &run, &summary)
+    run.write_trec(&args.output, DEFAULT_TAG)?;
+    report(args, &summary);
+    match &args.eval {
+        Some(path) => print_eval(path, &run.view()),
+        None => Ok(()),
+    }
 }
 
-/// Writes the run (atomically), reports, and evaluates with --eval.
-fn finish(args: &RunArgs, run: &quantir::trec::Run, summary: &quantir::engine::RunSummary) -> anyhow::Result<()> {
-    run.write_trec(&args.output, DEFAULT_TAG)?;
+/// What a run did, on stderr.
+fn report(args: &RunArgs, summary: &quantir::engine::RunSummary) {
     eprintln!(
         "ran {} claims ({} with a date cutoff, {} sub-queries, {} fell back to the claim) in {:.2} s ({:.0} claims/s) into {}",
         summary.claims,
@@ -170,10 +179,12 @@ fn finish(args: &RunArgs, run: &quantir::trec::Run, summary: &quantir::engine::R
         summary.claims as f64 / summary.seconds.max(1e-9),
         args.output.display()
     );
-    if let Some(path) = &args.eval {
-        let qrels = Qrels::read(path, QrelsFormat::Auto)?;
-        let evaluation = evaluate(&run.view(), &qrels, &Measure::DEFAULTS, Completeness::Complete);
-        super::eval::print_means(&evaluation);
-    }
+}
+
+/// --eval: the run's default measures against the qrels at `path`.
+fn print_eval(path: &std::path::Path, run: &quantir::trec::RunView) -> anyhow::Result<()> {
+    let qrels = Qrels::read(path, QrelsFormat::Auto)?;
+    let evaluation = evaluate(run, &qrels, &Measure::DEFAULTS, Completeness::Complete);
+    super::eval::print_means(&evaluation);
     Ok(())
 }

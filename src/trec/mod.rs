@@ -7,4 +7,4 @@ mod qrels;
 mod run;
 
 pub use qrels::{Qrels, QrelsFormat};
-pub use run::{parse_trec, ranking, QueryView, RankedList, Run, RunView, ScoredDoc, DEFAULT_TAG};
+pub use run::{parse_trec, ranking, write_trec, QueryView, RankedList, Run, RunView, ScoredDoc, DEFAULT_TAG};
