@@ -149,13 +149,7 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
         }
         None
     };
-    let write = |name: &str, text: &str| -> anyhow::Result<()> {
-        let path = args.output.join(name);
-        let tmp = path.with_extension("tmp-quantir");
-        std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
-        Ok(())
-    };
+    let write = |name: &str, text: &str| -> anyhow::Result<()> { Ok(quantir::io::write_replacing(&args.output.join(name), text.as_bytes())?) };
     write("tables.md", &tables)?;
     write("grid.csv", &csv(&grid))?;
     write("grid.json", &serde_json::to_string_pretty(&grid)?)?;

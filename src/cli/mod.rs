@@ -127,18 +127,16 @@ fn check_output(flag: &str, output: &std::path::Path, inputs: &[&std::path::Path
     Ok(())
 }
 
-/// Writes `items` as JSON lines through a temporary file renamed into place.
+/// Writes `items` as JSON lines, whole or not at all (`quantir::io::write_replacing_with`).
 fn write_jsonl<T: serde::Serialize>(path: &std::path::Path, items: &[T]) -> anyhow::Result<()> {
-    use anyhow::Context;
     use std::io::Write;
-    let tmp = path.with_extension("tmp-quantir");
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?);
-    for item in items {
-        serde_json::to_writer(&mut out, item)?;
-        out.write_all(b"\n")?;
-    }
-    out.flush()?;
-    drop(out);
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    quantir::io::write_replacing_with(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        for item in items {
+            serde_json::to_writer(&mut out, item)?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()
+    })?;
     Ok(())
 }

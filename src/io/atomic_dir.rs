@@ -29,13 +29,45 @@ pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
     file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| Error::io(path, e))
 }
 
-/// Replaces the file `path` with `bytes` through `.NAME.tmp` beside it and a rename, so an
-/// interrupted write leaves the previous file whole.
+/// Replaces the file `path` with `bytes` ([`write_replacing_with`]).
 pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path.file_name().map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    write_synced(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    use std::io::Write;
+    write_replacing_with(path, |file| file.write_all(bytes))
+}
+
+/// Writes the file `path` as `write` fills it, whole or not at all: into `.NAME.tmp-quantir`
+/// beside it, flushed to the disk (fsync) and renamed over `path`, so an interrupted or failed
+/// write leaves the previous file as it was and a reader never finds half a file.
+///
+/// A path that names no regular file but something to stream into — `/dev/stdout`, a named
+/// pipe, a process substitution — is written in place: a rename would put a regular file where
+/// the device or the link to it was (as root, `--output /dev/stdout` replaced the system's link).
+/// A symbolic link to a regular file stays a link: the file it points to is replaced.
+pub fn write_replacing_with(path: &Path, write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<()> {
+    let io = |e| Error::io(path, e);
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+            let mut file = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
+            return write(&mut file).map_err(io);
+        }
+        _ => {}
+    }
+    let target = match std::fs::symlink_metadata(path) {
+        // A dangling link has nothing to point into: it is replaced like a file.
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        _ => path.to_path_buf(),
+    };
+    let name = target.file_name().map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = target.with_file_name(format!(".{name}.tmp-quantir"));
+    let written = std::fs::File::create(&tmp).and_then(|mut file| {
+        write(&mut file)?;
+        file.sync_all()
+    });
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &target)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
+    Ok(())
 }
 
 impl AtomicDir {

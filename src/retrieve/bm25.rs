@@ -85,7 +85,11 @@ pub enum Strategy {
     /// replica's 2,495 test claims over 165,700 snippets 438 against 880 at k = 10. The weight
     /// bound is too loose to make enough terms non-essential, and walking postings a document at
     /// a time costs more than the accumulator's tight loop: it needs per-term or per-block bounds
-    /// stored at index time (maximum tf, shortest length) before it can win.
+    /// stored at index time (maximum tf, shortest length) before it can win. How much such bounds
+    /// could leave out was measured (2026-12-02, scale corpus, 2,495 claims of 14.1 terms and
+    /// 86,851 postings on average): with each term bounded by its best posting's contribution,
+    /// the terms whose bounds sum below the final k-th score hold 60% of the postings at
+    /// k = 1000, 72% at k = 100 and 82% at k = 10.
     MaxScore,
 }
 

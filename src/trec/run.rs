@@ -17,39 +17,44 @@ pub fn ranking<K: Ord>(a: (K, f64), b: (K, f64)) -> std::cmp::Ordering {
 }
 
 /// Writes ranked lists as a TREC run, `qid Q0 docid rank score tag` a line, ranks from 1 in the
-/// order given, through a temporary file that is synced and then renamed into place: a file at
-/// `path` is always a whole run. The lists may borrow their ids from anywhere (an index's id
-/// table, a parsed file), so a run of millions of lines is written without a `String` per line.
-/// A score is written by [`ScoreText`]: the shortest text that reads back to the same `f64`.
+/// order given, whole or not at all ([`crate::io::write_replacing_with`]: a file at `path` is
+/// always a whole run; `/dev/stdout` and pipes are streamed into). The lists may borrow their ids
+/// from anywhere (an index's id table, a parsed file), so a run of millions of lines is written
+/// without a `String` per line. A score is written by [`ScoreText`]: the shortest text that reads
+/// back to the same `f64`.
 pub fn write_trec<'a, Q, D>(path: &Path, tag: &str, queries: Q) -> Result<()>
 where
     Q: IntoIterator<Item = (&'a str, D)>,
     D: IntoIterator<Item = (&'a str, f64)>,
 {
-    let tmp = path.with_extension("tmp-quantir");
-    let write = || -> std::io::Result<()> {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+    crate::io::write_replacing_with(path, |file| {
+        const FLUSH_AT: usize = 1 << 20;
         let (mut ranks, mut scores) = (itoa::Buffer::new(), ScoreText::default());
-        let mut line = Vec::with_capacity(256);
+        // Lines go straight into one buffer, flushed to the file every megabyte; a query's
+        // `qid Q0 ` and the ` tag\n` every line ends with are made once.
+        let mut out = Vec::with_capacity(FLUSH_AT + 4096);
+        let tail = format!(" {tag}\n");
+        let mut head = Vec::new();
         for (qid, docs) in queries {
+            head.clear();
+            head.extend_from_slice(qid.as_bytes());
+            head.extend_from_slice(b" Q0 ");
             for (i, (docid, score)) in docs.into_iter().enumerate() {
-                line.clear();
-                for field in [qid, "Q0", docid, ranks.format(i + 1), scores.format(score)] {
-                    line.extend_from_slice(field.as_bytes());
-                    line.push(b' ');
+                out.extend_from_slice(&head);
+                out.extend_from_slice(docid.as_bytes());
+                out.push(b' ');
+                out.extend_from_slice(ranks.format(i + 1).as_bytes());
+                out.push(b' ');
+                out.extend_from_slice(scores.format(score).as_bytes());
+                out.extend_from_slice(tail.as_bytes());
+                if out.len() >= FLUSH_AT {
+                    file.write_all(&out)?;
+                    out.clear();
                 }
-                line.extend_from_slice(tag.as_bytes());
-                line.push(b'\n');
-                out.write_all(&line)?;
             }
         }
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()
-    };
-    if let Err(e) = write() {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
-    }
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+        file.write_all(&out)
+    })
 }
 
 /// A score's text: the shortest decimal that reads back to the same `f64`, the digit nearest the

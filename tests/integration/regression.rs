@@ -402,3 +402,44 @@ fn issue_12_batch_clients_that_never_read_are_dropped_and_free_their_slots() {
     }
     drop(readers);
 }
+
+/// Issue 16 (found while benchmarking the run writer): an output was written to a temporary file
+/// renamed over its path, so a link to standard output or a named pipe became a regular file
+/// (as root, `run --output /dev/stdout` replaced the system's own /dev/stdout link) and a
+/// symbolic link to a run file stopped being a link. Links here live in a temporary folder, so
+/// a regression fails without touching /dev.
+#[test]
+fn issue_16_outputs_stream_into_devices_and_pipes_and_keep_links() {
+    use std::os::unix::fs::{symlink, FileTypeExt};
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(fixture("jsonl/corpus.jsonl")).arg("--index").arg(&index).assert().success();
+    let run = |output: &std::path::Path| {
+        let assert = quantir().args(["run", "--index"]).arg(&index).arg("--claims").arg(fixture("jsonl/claims.jsonl")).arg("--output").arg(output).arg("--explain").arg(dir.path().join("explain.jsonl")).assert().success();
+        String::from_utf8_lossy(&assert.get_output().stdout).into_owned()
+    };
+    let is_link = |path: &std::path::Path| std::fs::symlink_metadata(path).unwrap().file_type().is_symlink();
+    // What /dev/stdout is: a link to the process's standard output, here a pipe.
+    let stdout = dir.path().join("stdout");
+    symlink("/proc/self/fd/1", &stdout).unwrap();
+    assert!(run(&stdout).contains(" Q0 "), "the run comes out on standard output");
+    assert!(is_link(&stdout));
+    // A link to a run file: the file is replaced, the link stays.
+    let real = write(dir.path(), "real.trec", "old");
+    let link = dir.path().join("link.trec");
+    symlink(&real, &link).unwrap();
+    run(&link);
+    assert!(is_link(&link));
+    assert!(std::fs::read_to_string(&real).unwrap().contains(" Q0 "));
+    // A named pipe, read while quantir writes (a timeout, not a hang, if it is never opened).
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (sender, received) = std::sync::mpsc::channel();
+    let reader = fifo.clone();
+    std::thread::spawn(move || sender.send(std::fs::read_to_string(reader).unwrap()).unwrap());
+    run(&fifo);
+    assert!(received.recv_timeout(Duration::from_secs(60)).unwrap().contains(" Q0 "));
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    // No temporary file left beside any of them.
+    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("tmp-quantir")));
+}
