@@ -88,7 +88,7 @@ for corpus in dict.fromkeys(r["corpus"] for r in rows):
         a, b = get(corpus, "quantir", step), get(corpus, "anserini", step)
         print(f"{step:12} quantir {rate(a):10.1f} {unit} ({a['seconds']} s, peak {a['peak_rss_mb']} MB) | "
               f"anserini {rate(b):8.1f} {unit} ({b['seconds']} s, peak {b['peak_rss_mb']} MB) | ratio {rate(a) / rate(b):.1f}x")
-        c = get(corpus, "quantir", step.replace("search@", "search-cutoff@"))
+        c = step.startswith("search@") and get(corpus, "quantir", step.replace("search@", "search-cutoff@"))
         if c:
             print(f"{'':12} quantir with each claim's date cutoff {rate(c):10.1f} claims/s ({c['seconds']} s, peak {c['peak_rss_mb']} MB) | ratio {rate(c) / rate(b):.1f}x")
 PY
