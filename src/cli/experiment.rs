@@ -131,14 +131,15 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
         llm,
     };
     let started = Instant::now();
-    let grid = run_grid(&index, encoder.as_ref(), &folder, &config, &args.output, &Bar::default(), &mut |line| eprintln!("{line}"))?;
+    let test_claims = folder.test_claims()?;
+    let grid = run_grid(&index, encoder.as_ref(), &folder, &test_claims, &config, &args.output, &Bar::default(), &mut |line| eprintln!("{line}"))?;
     stage("runs and measures", started);
     let mut tables = markdown(&grid);
     let table = if verify {
         let started = Instant::now();
         let mut verification = VerificationConfig { retriever: args.verify_retriever, top: args.verify_top, folds: args.verify_folds, ..VerificationConfig::default() };
         verification.train.top = args.verify_top;
-        let table = run_verification(&index, encoder.as_ref(), &folder, &config, &verification, &args.output, &Bar::default(), &mut |line| eprintln!("{line}"))?;
+        let table = run_verification(&index, encoder.as_ref(), &folder, &test_claims, &config, &verification, &args.output, &Bar::default(), &mut |line| eprintln!("{line}"))?;
         stage("verification", started);
         tables.push('\n');
         tables.push_str(&verification::markdown(&table));

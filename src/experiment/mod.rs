@@ -60,6 +60,12 @@ pub struct QuantempFolder {
 }
 
 impl QuantempFolder {
+    /// The test claims, with their dates: read once, for [`run_grid`] and
+    /// [`verification::run_verification`] both.
+    pub fn test_claims(&self) -> Result<Vec<Claim>> {
+        load_claims(&self.test, Format::Quantemp, None)
+    }
+
     /// The folder at `dir`; a missing file is an error naming it and the layout.
     pub fn open(dir: &Path) -> Result<QuantempFolder> {
         let need = |name: &str| -> Result<PathBuf> {
@@ -282,11 +288,11 @@ pub fn check_llm(planners: &[PaperPlanner], llm: Option<&LlmConfig>) -> Result<(
 /// The depth the reference code retrieves before its post-filter.
 pub const REFERENCE_DEPTH: usize = 2048;
 
-/// Runs (or reuses) every run of the grid into `out/runs/` and measures it.
+/// Runs (or reuses) every run of the grid over the test `claims` ([`QuantempFolder::test_claims`])
+/// into `out/runs/` and measures it.
 #[allow(clippy::too_many_arguments)]
-pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolder, config: &ExperimentConfig, out: &Path, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<Grid> {
+pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolder, claims: &[Claim], config: &ExperimentConfig, out: &Path, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<Grid> {
     check_llm(&config.planners, config.llm.as_ref())?;
-    let claims = load_claims(&folder.test, Format::Quantemp, None)?;
     let qrels = Qrels::read(&folder.qrels, QrelsFormat::Quantemp)?;
     let runs_dir = out.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(|e| Error::io(&runs_dir, e))?;
@@ -304,7 +310,7 @@ pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolde
                     continue;
                 };
                 let path = run_file(&runs_dir, Split::Test, planner, filter, retriever);
-                let (run, seconds) = cached_run(index, encoder, &claims, &spec, retriever, filter, (config.k, config.plan_run.depth), config, &path, progress, log)?;
+                let (run, seconds) = cached_run(index, encoder, claims, &spec, retriever, filter, (config.k, config.plan_run.depth), config, &path, progress, log)?;
                 let evaluation = evaluate(&run.view(), &qrels, &measures, Completeness::Complete);
                 let p_values = match &baseline {
                     None => vec![None; measures.len()],
@@ -313,8 +319,8 @@ pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolde
                 if filter == TemporalFilter::Claim {
                     // The reference code's post-filter over a fixed top 2,048 without a cutoff.
                     let deep_path = runs_dir.join(format!("{}.off-{REFERENCE_DEPTH}.{}.trec", planner.key(), retriever_key(retriever)));
-                    let (deep, _) = cached_run(index, encoder, &claims, &spec, retriever, TemporalFilter::Off, (REFERENCE_DEPTH, REFERENCE_DEPTH), config, &deep_path, progress, log)?;
-                    let (filtered, short_claims) = post_filtered(index, &claims, &deep, config.k);
+                    let (deep, _) = cached_run(index, encoder, claims, &spec, retriever, TemporalFilter::Off, (REFERENCE_DEPTH, REFERENCE_DEPTH), config, &deep_path, progress, log)?;
+                    let (filtered, short_claims) = post_filtered(index, claims, &deep, config.k);
                     let post = evaluate(&filtered.view(), &qrels, &measures, Completeness::Complete);
                     post_filter.push(PostFilterRow { planner, retriever, short_claims, claims: claims.len(), exact: evaluation.mean.clone(), post_filtered: post.mean });
                 }

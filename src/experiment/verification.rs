@@ -107,19 +107,19 @@ pub struct VerificationTable {
 /// The labels of QuanTemp's three classes, the columns of the per-class F1.
 const CLASSES: [Label; 3] = [Label::True, Label::False, Label::Conflicting];
 
-/// Trains (or reuses) a verifier per planner and scores each planner's test evidence.
+/// Trains (or reuses) a verifier per planner and scores each planner's evidence for the test
+/// `test_claims` ([`QuantempFolder::test_claims`]).
 #[allow(clippy::too_many_arguments)]
-pub fn run_verification(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolder, config: &ExperimentConfig, verification: &VerificationConfig, out: &Path, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<VerificationTable> {
+pub fn run_verification(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolder, test_claims: &[Claim], config: &ExperimentConfig, verification: &VerificationConfig, out: &Path, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<VerificationTable> {
     let train_path = folder.train.as_deref().ok_or_else(|| Error::InvalidArgument { name: "--data", message: format!("{} has no train.json: the verification table trains its verifiers on it", folder.test.parent().unwrap_or(Path::new(".")).display()) })?;
     let retriever = verification.retriever;
-    let test_claims = load_claims(&folder.test, Format::Quantemp, None)?;
     let test_gold = read_gold(&folder.test)?;
     let test_labels = test_claims
         .iter()
         .enumerate()
         .map(|(i, c)| test_gold.get(&c.id).map(|g| g.label).ok_or_else(|| Error::Value { at: format!("{}[{i}][\"label\"]", folder.test.display()), expected: "a label (True, False or Conflicting): every test claim is scored".into(), found: "nothing".into() }))
         .collect::<Result<Vec<Label>>>()?;
-    let mut trainer = Trainer { index, encoder, folder, config, verification, out, train_path, train_claims: Vec::new(), labelled: 0, verifiers: HashMap::new() };
+    let mut trainer = Trainer { index, encoder, folder, config, verification, out, train_path, train: None, verifiers: HashMap::new() };
     let mut planners: Vec<PaperPlanner> = vec![PaperPlanner::ClaimOnly];
     planners.extend(config.planners.iter().copied().filter(|p| *p != PaperPlanner::ClaimOnly));
     let predictions_dir = out.join("verification");
@@ -137,8 +137,8 @@ pub fn run_verification(index: &Index, encoder: Option<&Encoder>, folder: &Quant
             read_predictions(&path)?
         } else {
             let run_path = run_file(&out.join("runs"), Split::Test, planner, TemporalFilter::Claim, retriever);
-            let (run, _) = cached_run(index, encoder, &test_claims, &spec, retriever, TemporalFilter::Claim, (config.k, config.plan_run.depth), config, &run_path, progress, log)?;
-            let examples = examples_from_run(index, &run, &test_claims, verification.top)?;
+            let (run, _) = cached_run(index, encoder, test_claims, &spec, retriever, TemporalFilter::Claim, (config.k, config.plan_run.depth), config, &run_path, progress, log)?;
+            let examples = examples_from_run(index, &run, test_claims, verification.top)?;
             let verifier = trainer.verifier(trained_on, progress, log)?;
             let predictions = verifier.predict(&examples, None, verification.top, LabelSet::default(), progress)?;
             write_predictions(&path, &predictions)?;
@@ -157,11 +157,9 @@ pub fn run_verification(index: &Index, encoder: Option<&Encoder>, folder: &Quant
         };
         rows.push(VerificationRow { planner, trained_on, predictions: path, scores: score_outcomes(&outcomes), fold_macro_f1, fold_weighted_f1, p_macro_f1, p_weighted_f1 });
     }
-    // Every verifier was reused: count the training claims for the table all the same.
-    if trainer.train_claims.is_empty() {
-        trainer.load_train_claims()?;
-    }
-    Ok(VerificationTable { retriever, top: verification.top, folds: verification.folds, train_claims: trainer.labelled, test_claims: test_claims.len(), rows })
+    // When every verifier was reused, train.json is read here only to count its labelled claims.
+    let train_claims = trainer.train()?.labelled();
+    Ok(VerificationTable { retriever, top: verification.top, folds: verification.folds, train_claims, test_claims: test_claims.len(), rows })
 }
 
 /// The p of the paired t-test between per-fold figures.
@@ -189,25 +187,37 @@ struct Trainer<'a> {
     verification: &'a VerificationConfig,
     out: &'a Path,
     train_path: &'a Path,
-    /// The training claims, read when first needed, and how many have a label.
-    train_claims: Vec<(Claim, Option<Label>)>,
-    labelled: usize,
+    /// The training claims, read when first needed ([`Trainer::train`]).
+    train: Option<Labelled>,
     verifiers: HashMap<PaperPlanner, TrainedVerifier>,
 }
 
+/// Claims and their labels, side by side (a claim of `train.json` may have none).
+struct Labelled {
+    claims: Vec<Claim>,
+    labels: Vec<Option<Label>>,
+}
+
+impl Labelled {
+    fn labelled(&self) -> usize {
+        self.labels.iter().filter(|l| l.is_some()).count()
+    }
+}
+
 impl Trainer<'_> {
-    fn load_train_claims(&mut self) -> Result<()> {
-        let claims = load_claims(self.train_path, Format::Quantemp, None)?;
-        let gold = read_gold(self.train_path)?;
-        self.train_claims = claims.into_iter().map(|c| {
-            let label = gold.get(&c.id).map(|g| g.label);
-            (c, label)
-        }).collect();
-        self.labelled = self.train_claims.iter().filter(|(_, l)| l.is_some()).count();
-        if self.labelled == 0 {
-            return Err(Error::Value { at: format!("{}[*][\"label\"]", self.train_path.display()), expected: "labelled training claims".into(), found: "no label on any claim".into() });
+    /// The training claims, read on first use; an error when none has a label.
+    fn train(&mut self) -> Result<&Labelled> {
+        if self.train.is_none() {
+            let claims = load_claims(self.train_path, Format::Quantemp, None)?;
+            let gold = read_gold(self.train_path)?;
+            let labels = claims.iter().map(|c| gold.get(&c.id).map(|g| g.label)).collect();
+            let train = Labelled { claims, labels };
+            if train.labelled() == 0 {
+                return Err(Error::Value { at: format!("{}[*][\"label\"]", self.train_path.display()), expected: "labelled training claims".into(), found: "no label on any claim".into() });
+            }
+            self.train = Some(train);
         }
-        Ok(())
+        Ok(self.train.as_ref().expect("read above"))
     }
 
     /// The verifier trained on `planner`'s evidence for the training claims.
@@ -219,15 +229,13 @@ impl Trainer<'_> {
                 log(&format!("reusing {}", dir.display()));
                 TrainedVerifier::load(&dir)?
             } else {
-                if self.train_claims.is_empty() {
-                    self.load_train_claims()?;
-                }
                 let spec = planner.train_spec(self.folder).expect("trained only on planners with training queries");
-                let claims: Vec<Claim> = self.train_claims.iter().map(|(c, _)| c.clone()).collect();
                 let run_path = run_file(&self.out.join("runs"), Split::Train, planner, TemporalFilter::Claim, retriever);
-                let (run, _) = cached_run(self.index, self.encoder, &claims, &spec, retriever, TemporalFilter::Claim, (self.verification.top, self.config.plan_run.depth), self.config, &run_path, progress, log)?;
-                let mut examples = examples_from_run(self.index, &run, &claims, self.verification.top)?;
-                for (example, (_, label)) in examples.iter_mut().zip(&self.train_claims) {
+                let (index, encoder, config, top) = (self.index, self.encoder, self.config, self.verification.top);
+                let train = self.train()?;
+                let (run, _) = cached_run(index, encoder, &train.claims, &spec, retriever, TemporalFilter::Claim, (top, config.plan_run.depth), config, &run_path, progress, log)?;
+                let mut examples = examples_from_run(index, &run, &train.claims, top)?;
+                for (example, label) in examples.iter_mut().zip(&train.labels) {
                     example.label = *label;
                 }
                 examples.retain(|e| e.label.is_some());
