@@ -318,18 +318,13 @@ fn load(cluster: &Cluster, corpus: &Corpus, physical: &str, meta: &mut IndexMeta
     write_meta(cluster, physical, meta)
 }
 
-/// Times the merges of [`finish`] are run before deleted copies still found are an error: a
-/// merge that a shard copy was too busy for is tried again after a backoff.
-const EXPUNGE_ATTEMPTS: u32 = 4;
-
 /// Makes a loaded index searchable and exact: refresh, wait for every replica, merge away
 /// re-sent copies, count, mark complete.
 fn finish(cluster: &Cluster, physical: &str, meta: &mut IndexMeta) -> Result<()> {
     cluster.request(Method::Put, &format!("/{physical}/_settings"), &[], Body::Json(json!({ "index": { "refresh_interval": null } })), "restoring the refresh interval")?;
     cluster.request(Method::Post, &format!("/{physical}/_refresh"), &[], Body::None, "refreshing the index")?;
-    // Every replica in place and caught up before the merges: a replica still recovering when
-    // they ran kept a resumed load's deleted copies, which the count below includes (CI saw 200
-    // left on a three-node cluster).
+    // Every replica in place before the merges, so that they run on every copy the count below
+    // includes.
     let health = cluster.request(Method::Get, &format!("/_cluster/health/{physical}"), &[("wait_for_status", "green".into()), ("timeout", "120s".into())], Body::None, "waiting for the replicas")?;
     if health["timed_out"].as_bool() == Some(true) {
         return Err(Error::OpenSearch {
@@ -338,27 +333,18 @@ fn finish(cluster: &Cluster, physical: &str, meta: &mut IndexMeta) -> Result<()>
             message: format!("{physical} is {} after 120 s: its replicas are not all allocated (a cluster of n nodes holds at most n - 1 replicas)\n\nhint: use --opensearch-replicas 0 on one node", health["status"].as_str().unwrap_or("?")),
         });
     }
-    let mut deleted = 0;
-    for attempt in 0..EXPUNGE_ATTEMPTS {
-        if attempt > 0 {
-            std::thread::sleep(crate::io::backoff(Duration::from_millis(500), attempt - 1, Duration::from_secs(4)));
-        }
-        // First every deleted copy away (a shard already in one segment is not rewritten by
-        // `max_num_segments=1`, deleted copies and all), then one segment a shard for speed.
-        cluster.request_long(Method::Post, &format!("/{physical}/_forcemerge"), &[("only_expunge_deletes", "true".to_string())], "merging away deleted copies")?;
-        cluster.request_long(Method::Post, &format!("/{physical}/_forcemerge"), &[("max_num_segments", "1".to_string())], "merging the index")?;
-        cluster.request(Method::Post, &format!("/{physical}/_refresh"), &[], Body::None, "refreshing the index")?;
-        let stats = cluster.request(Method::Get, &format!("/{physical}/_stats/docs"), &[], Body::None, "reading the index's document counts")?;
-        deleted = stats["_all"]["total"]["docs"]["deleted"].as_u64().unwrap_or(0);
-        if deleted == 0 {
-            break;
-        }
-    }
+    // First every deleted copy away (a shard already in one segment is not rewritten by
+    // `max_num_segments=1`, deleted copies and all), then one segment a shard for speed.
+    cluster.request_long(Method::Post, &format!("/{physical}/_forcemerge"), &[("only_expunge_deletes", "true".to_string())], "merging away deleted copies")?;
+    cluster.request_long(Method::Post, &format!("/{physical}/_forcemerge"), &[("max_num_segments", "1".to_string())], "merging the index")?;
+    cluster.request(Method::Post, &format!("/{physical}/_refresh"), &[], Body::None, "refreshing the index")?;
+    let stats = cluster.request(Method::Get, &format!("/{physical}/_stats/docs"), &[], Body::None, "reading the index's document counts")?;
+    let deleted = stats["_all"]["total"]["docs"]["deleted"].as_u64().unwrap_or(0);
     if deleted > 0 {
         return Err(Error::OpenSearch {
             action: "merging away deleted copies".into(),
             status: 200,
-            message: format!("{physical} still holds {deleted} deleted copies after {EXPUNGE_ATTEMPTS} merges, which would change document frequencies; run the load again"),
+            message: format!("{physical} still holds {deleted} deleted copies after the merge, which would change document frequencies; run the load again"),
         });
     }
     let count = cluster.request(Method::Get, &format!("/{physical}/_count"), &[], Body::None, "counting documents")?;

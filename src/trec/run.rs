@@ -113,8 +113,7 @@ pub struct Run {
 }
 
 impl Run {
-    /// Writes the run in TREC format with `tag`, through a temporary file renamed into place
-    /// ([`write_trec`]).
+    /// Writes the run in TREC format with `tag`, whole or not at all ([`write_trec`]).
     pub fn write_trec(&self, path: &Path, tag: &str) -> Result<()> {
         write_trec(path, tag, self.queries.iter().map(|list| (list.qid.as_str(), list.docs.iter().map(|doc| (doc.docid.as_str(), doc.score)))))
     }
