@@ -52,8 +52,11 @@ pub struct Hit {
 pub struct Scratch {
     scores: Vec<f32>,
     touched: Vec<bool>,
-    /// The documents touched so far in this segment, in first-touch order.
+    /// The documents touched so far in this segment, in first-touch order: `list[..listed]`.
+    /// Sized to the segment so that a document is written at `list[listed]` on every posting and
+    /// counted only on its first touch, with no branch to mispredict.
     list: Vec<u32>,
+    listed: usize,
     /// MaxScore's contributions of the candidate being scored, by query-term order.
     contributions: Vec<Option<f32>>,
 }
@@ -61,11 +64,11 @@ pub struct Scratch {
 impl Scratch {
     /// Back to the invariant after a search of `max_doc` documents stopped part-way.
     fn reset(&mut self) {
-        for &doc in &self.list {
+        for &doc in &self.list[..self.listed] {
             self.scores[doc as usize] = 0.0;
             self.touched[doc as usize] = false;
         }
-        self.list.clear();
+        self.listed = 0;
     }
 }
 
@@ -199,13 +202,14 @@ impl<'a> Bm25<'a> {
             if scratch.scores.len() < max_doc {
                 scratch.scores.resize(max_doc, 0.0);
                 scratch.touched.resize(max_doc, false);
+                scratch.list.resize(max_doc, 0);
             }
             if let Err(e) = self.accumulate(segment_ord, terms, scratch) {
                 scratch.reset();
                 return Err(e);
             }
-            let Scratch { scores, touched, list, .. } = &mut *scratch;
-            for &doc in list.iter() {
+            let Scratch { scores, touched, list, listed, .. } = &mut *scratch;
+            for &doc in &list[..std::mem::take(listed)] {
                 let doc = doc as usize;
                 touched[doc] = false;
                 let score = std::mem::take(&mut scores[doc]);
@@ -218,7 +222,6 @@ impl<'a> Bm25<'a> {
                 }
                 top.push(score, rank);
             }
-            list.clear();
         }
         Ok(top.into_sorted())
     }
@@ -331,13 +334,14 @@ impl<'a> Bm25<'a> {
     /// Adds every query term's scores in segment `segment_ord` to the accumulator.
     fn accumulate(&self, segment_ord: usize, terms: &[QueryTerm], scratch: &mut Scratch) -> Result<()> {
         let segment = &self.index.segments()[segment_ord];
-        let Scratch { scores, touched, list, .. } = scratch;
+        let Scratch { scores, touched, list, listed, .. } = scratch;
         for term in terms {
             let Some(info) = &term.infos[segment_ord] else { continue };
             let weight = term.weight;
             #[cfg(test)]
             tests::injected_read_error().map_err(|e| Error::io(self.index.path(), e))?;
             let mut block = segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?;
+            let mut n = *listed;
             loop {
                 let docs = block.docs();
                 if docs.is_empty() {
@@ -348,13 +352,13 @@ impl<'a> Bm25<'a> {
                     let inverse = self.norm_inverse[segment.norm_ids[d] as usize];
                     // weight · tf / (tf + norm), written as Lucene's BM25Scorer does.
                     scores[d] += weight - weight / (1.0 + tf as f32 * inverse);
-                    if !touched[d] {
-                        touched[d] = true;
-                        list.push(doc);
-                    }
+                    list[n] = doc;
+                    n += usize::from(!touched[d]);
+                    touched[d] = true;
                 }
                 block.advance();
             }
+            *listed = n;
         }
         Ok(())
     }
