@@ -52,6 +52,57 @@ pub struct StoredDocument {
     pub date: Option<String>,
 }
 
+/// The document ids in rank order, packed into one buffer: a run file writes one id per hit in
+/// random rank order, and an id behind its own allocation cost a cache miss more per line (a
+/// `Vec<String>` here made writing a 2.5-million-line run 0.4 s slower, 2026-12-02).
+struct IdTable {
+    text: String,
+    /// `ends[r]`: where id `r`'s text ends in `text` (it starts where id `r - 1`'s ends).
+    ends: Vec<u32>,
+}
+
+impl IdTable {
+    /// `None` when the ids hold more than 4 GiB of text.
+    fn new(ids: Vec<String>) -> Option<Self> {
+        let mut text = String::with_capacity(ids.iter().map(String::len).sum());
+        let ends = ids
+            .iter()
+            .map(|id| {
+                text.push_str(id);
+                u32::try_from(text.len()).ok()
+            })
+            .collect::<Option<_>>()?;
+        Some(IdTable { text, ends })
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn get(&self, rank: usize) -> &str {
+        let start = if rank == 0 { 0 } else { self.ends[rank - 1] as usize };
+        &self.text[start..self.ends[rank] as usize]
+    }
+
+    /// The rank of `id`: ranks are the ids' sorted order.
+    fn rank_of(&self, id: &str) -> Option<u32> {
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let middle = (low + high) / 2;
+            match self.get(middle).cmp(id) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => return Some(middle as u32),
+            }
+        }
+        None
+    }
+}
+
 /// An opened index.
 pub struct Index {
     path: PathBuf,
@@ -59,7 +110,7 @@ pub struct Index {
     searcher: Searcher,
     body: Field,
     segments: Vec<SegmentData>,
-    ids: Vec<String>,
+    ids: IdTable,
     /// Id rank → (segment, document), to read a hit's stored fields from its id.
     addresses: Vec<(u32, u32)>,
     /// Id rank → date key (the dense side is in id-rank order).
@@ -114,6 +165,8 @@ impl Index {
         let ids_text = crate::io::read_utf8(&ids_path)?;
         let ids: Vec<String> = serde_json::from_str(&ids_text)
             .map_err(|e| crate::io::json_error(&ids_path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
+        let count = ids.len();
+        let ids = IdTable::new(ids).ok_or_else(|| Error::IncompatibleIndex { path: dir.to_path_buf(), what: "ids.json", found: format!("{count} ids of more than 4 GiB in all"), supported: "up to 4 GiB of ids".into() })?;
         let mut addresses = vec![(u32::MAX, u32::MAX); ids.len()];
         let mut date_keys = vec![DayNumber::MAX; ids.len()];
         for (s, segment) in segments.iter().enumerate() {
@@ -182,7 +235,7 @@ impl Index {
 
     /// The id of the document with id rank `rank`.
     pub fn id(&self, rank: u32) -> &str {
-        &self.ids[rank as usize]
+        self.ids.get(rank as usize)
     }
 
     /// Each document's date key by id rank (`DayNumber::MAX` when undated).
@@ -208,7 +261,7 @@ impl Index {
 
     /// The id rank of `id`, if the index holds it.
     pub fn rank_of(&self, id: &str) -> Option<u32> {
-        self.ids.binary_search_by(|probe| probe.as_str().cmp(id)).ok().map(|r| r as u32)
+        self.ids.rank_of(id)
     }
 
     /// The tantivy segment and document number of the document with id rank `rank`.
