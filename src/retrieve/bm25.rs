@@ -30,6 +30,19 @@ use crate::analysis::Analyzer;
 use crate::error::{Error, Result};
 use crate::index::{Bm25Params, Index};
 
+/// What term of weight `weight` (qtf · idf) adds to a document where it occurs `tf` times, with
+/// `inverse` the document's 1 / (k1 · (1 − b + b · len / avglen)): weight · tf / (tf + norm),
+/// written as Lucene's BM25Scorer does. Never 0: a contribution that would round to 0 (a length
+/// so far beyond the mean that 1 + tf · inverse rounds to 1) is the smallest positive f32
+/// instead, so a score of 0 in the accumulator means "not touched yet" and needs no flag of its own.
+#[inline]
+fn contribution(weight: f32, tf: u32, inverse: f32) -> f32 {
+    (weight - weight / (1.0 + tf as f32 * inverse)).max(f32::from_bits(1))
+}
+
+/// Touched documents gathered per step of the exhaustive scorer's selection.
+const CHUNK: usize = 256;
+
 /// One retrieved document.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
@@ -45,16 +58,16 @@ pub struct Hit {
 
 /// Per-thread working memory for [`Bm25::search`]; reuse one per thread.
 ///
-/// Invariant between searches: every score is 0, no document is marked touched and the touched
+/// Invariant between searches: every score is 0 and the touched
 /// list is empty — kept on every path, errors included, so a failed read never leaves scores
 /// behind for the thread's next query.
 #[derive(Default)]
 pub struct Scratch {
     scores: Vec<f32>,
-    touched: Vec<bool>,
     /// The documents touched so far in this segment, in first-touch order: `list[..listed]`.
     /// Sized to the segment so that a document is written at `list[listed]` on every posting and
-    /// counted only on its first touch, with no branch to mispredict.
+    /// counted only on its first touch (while its score is still 0, [`contribution`]), with no
+    /// branch to mispredict: about half of all postings are first touches.
     list: Vec<u32>,
     listed: usize,
     /// MaxScore's contributions of the candidate being scored, by query-term order.
@@ -66,7 +79,6 @@ impl Scratch {
     fn reset(&mut self) {
         for &doc in &self.list[..self.listed] {
             self.scores[doc as usize] = 0.0;
-            self.touched[doc as usize] = false;
         }
         self.listed = 0;
     }
@@ -201,26 +213,34 @@ impl<'a> Bm25<'a> {
             let max_doc = segment.ranks.len();
             if scratch.scores.len() < max_doc {
                 scratch.scores.resize(max_doc, 0.0);
-                scratch.touched.resize(max_doc, false);
                 scratch.list.resize(max_doc, 0);
             }
             if let Err(e) = self.accumulate(segment_ord, terms, scratch) {
                 scratch.reset();
                 return Err(e);
             }
-            let Scratch { scores, touched, list, listed, .. } = &mut *scratch;
-            for &doc in &list[..std::mem::take(listed)] {
-                let doc = doc as usize;
-                touched[doc] = false;
-                let score = std::mem::take(&mut scores[doc]);
-                if score < top.floor() {
-                    continue;
+            let Scratch { scores, list, listed, .. } = &mut *scratch;
+            // Touched documents in chunks: each chunk's scores are taken (clearing the
+            // accumulator) and those not below the floor gathered without a branch, then only
+            // these few are checked against the cutoff and offered.
+            let mut gathered = [(0u32, 0f32); CHUNK];
+            for chunk in list[..std::mem::take(listed)].chunks(CHUNK) {
+                let floor = top.floor();
+                let mut n = 0;
+                for &doc in chunk {
+                    let d = doc as usize;
+                    let score = std::mem::take(&mut scores[d]);
+                    gathered[n] = (doc, score);
+                    n += usize::from(score >= floor);
                 }
-                let rank = segment.ranks[doc];
-                if !cutoff.admits(segment.date_keys[doc]) || Some(rank) == exclude_rank {
-                    continue;
+                for &(doc, score) in &gathered[..n] {
+                    let doc = doc as usize;
+                    let rank = segment.ranks[doc];
+                    if !cutoff.admits(segment.date_keys[doc]) || Some(rank) == exclude_rank {
+                        continue;
+                    }
+                    top.push(score, rank);
                 }
-                top.push(score, rank);
             }
         }
         Ok(top.into_sorted())
@@ -284,7 +304,7 @@ impl<'a> Bm25<'a> {
                 let rank = segment.ranks[d];
                 let admitted = cutoff.admits(segment.date_keys[d]) && Some(rank) != exclude_rank;
                 let inverse = self.norm_inverse[segment.norm_ids[d] as usize];
-                let contribution = |weight: f32, tf: u32| weight - weight / (1.0 + tf as f32 * inverse);
+                let contribution = |weight: f32, tf: u32| contribution(weight, tf, inverse);
                 let mut partial = 0f64;
                 for c in &mut cursors[essential..] {
                     if c.postings.doc() == doc {
@@ -334,7 +354,7 @@ impl<'a> Bm25<'a> {
     /// Adds every query term's scores in segment `segment_ord` to the accumulator.
     fn accumulate(&self, segment_ord: usize, terms: &[QueryTerm], scratch: &mut Scratch) -> Result<()> {
         let segment = &self.index.segments()[segment_ord];
-        let Scratch { scores, touched, list, listed, .. } = scratch;
+        let Scratch { scores, list, listed, .. } = scratch;
         for term in terms {
             let Some(info) = &term.infos[segment_ord] else { continue };
             let weight = term.weight;
@@ -350,11 +370,10 @@ impl<'a> Bm25<'a> {
                 for (&doc, &tf) in docs.iter().zip(block.freqs()) {
                     let d = doc as usize;
                     let inverse = self.norm_inverse[segment.norm_ids[d] as usize];
-                    // weight · tf / (tf + norm), written as Lucene's BM25Scorer does.
-                    scores[d] += weight - weight / (1.0 + tf as f32 * inverse);
+                    let before = scores[d];
+                    scores[d] = before + contribution(weight, tf, inverse);
                     list[n] = doc;
-                    n += usize::from(!touched[d]);
-                    touched[d] = true;
+                    n += usize::from(before == 0.0);
                 }
                 block.advance();
             }
@@ -392,6 +411,15 @@ mod tests {
             }
             None => Ok(()),
         })
+    }
+
+    /// The accumulator's "score 0 = not touched yet" rule needs every contribution above 0,
+    /// even where 1 + tf · inverse rounds to 1 (a document of 10⁸ times the mean length).
+    #[test]
+    fn a_contribution_is_never_zero() {
+        assert!(contribution(1e-3, 1, 1e-9) > 0.0);
+        assert_eq!(contribution(2.0, 3, f32::INFINITY), 2.0, "k1 = 0: every match scores its weight");
+        assert_eq!(contribution(2.0, 1, 1.0), 1.0);
     }
 
     /// Issue 12: a postings read error left the thread's scratch accumulator dirty, so the next
