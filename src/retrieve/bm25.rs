@@ -65,7 +65,7 @@ pub struct Hit {
 pub struct Scratch {
     scores: Vec<f32>,
     /// The documents touched so far in this segment, in first-touch order: `list[..listed]`.
-    /// Sized to the segment so that a document is written at `list[listed]` on every posting and
+    /// Sized to the segment, plus one, so that a document is written at `list[listed]` on every posting and
     /// counted only on its first touch (while its score is still 0, [`contribution`]), with no
     /// branch to mispredict: about half of all postings are first touches.
     list: Vec<u32>,
@@ -213,7 +213,9 @@ impl<'a> Bm25<'a> {
             let max_doc = segment.ranks.len();
             if scratch.scores.len() < max_doc {
                 scratch.scores.resize(max_doc, 0.0);
-                scratch.list.resize(max_doc, 0);
+                // One slot more than documents: every posting writes at `list[listed]`, also
+                // once every document is listed.
+                scratch.list.resize(max_doc + 1, 0);
             }
             if let Err(e) = self.accumulate(segment_ord, terms, scratch) {
                 scratch.reset();
@@ -420,6 +422,23 @@ mod tests {
         assert!(contribution(1e-3, 1, 1e-9) > 0.0);
         assert_eq!(contribution(2.0, 3, f32::INFINITY), 2.0, "k1 = 0: every match scores its weight");
         assert_eq!(contribution(2.0, 1, 1.0), 1.0);
+    }
+
+    /// Every document of a segment touched, then touched again: the branchless touched list
+    /// wrote one slot past its end (a panic, found by the page test on a two-document corpus).
+    #[test]
+    fn every_document_matching_every_term_stays_in_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = |id: &str, text: &str| Document { id: id.into(), title: String::new(), text: text.into(), url: None, date: None };
+        let documents = vec![doc("a", "inflation fell to 3 percent"), doc("b", "inflation was 3 percent in May")];
+        let corpus = Corpus { summary: LoadSummary { documents: documents.len(), ..Default::default() }, documents };
+        for threads in [1, 2] {
+            let path = dir.path().join(format!("idx{threads}"));
+            build(&corpus, Path::new("test"), &path, &IndexConfig { threads, ..IndexConfig::default() }, &NoProgress).unwrap();
+            let index = Index::open(&path).unwrap();
+            let hits = Bm25::new(&index, None).unwrap().search("inflation 3 percent", &Cutoff::none(), 10, None, &mut Scratch::default()).unwrap();
+            assert_eq!(hits.len(), 2, "{threads} threads");
+        }
     }
 
     /// Issue 12: a postings read error left the thread's scratch accumulator dirty, so the next
