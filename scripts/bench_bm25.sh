@@ -32,7 +32,8 @@ timed() {
 
 # bench_corpus NAME CORPUS CLAIMS "KS" EXTRA_RUN [QRELS]: both systems index CORPUS, then search
 # CLAIMS at each k in KS (steps search@K); claims with dates are also run by quantir with each
-# claim's own cutoff (search-cutoff@K).
+# claim's own cutoff (search-cutoff@K), over its default date-ordered index and over one in the
+# corpus's order (search-cutoff-corpus-order@K), so both layouts are measured.
 bench_corpus() {
     local name=$1 corpus=$2 claims=$3 ks=$4 extra_run=$5 qrels=${6:-}
     local dir=$work/$name
@@ -41,6 +42,7 @@ bench_corpus() {
     local docs n k
     docs=$(wc -l < "$dir/collection/docs.jsonl"); n=$(wc -l < "$dir/topics.tsv")
     timed "$name" quantir index "$docs" -- $q index --corpus "$corpus" --index "$dir/quantir.idx" --threads 2
+    [ -n "$qrels" ] || timed "$name" quantir index-corpus-order "$docs" -- $q index --corpus "$corpus" --index "$dir/quantir-corpus-order.idx" --threads 2 --doc-order corpus
     timed "$name" anserini index "$docs" -- "$java" -cp "$jar" io.anserini.index.IndexCollection \
         -collection JsonCollection -input "$dir/collection" -index "$dir/anserini.idx" \
         -generator DefaultLuceneDocumentGenerator -threads 2 -storeRaw
@@ -55,6 +57,9 @@ bench_corpus() {
             # The claims carry dates: quantir's run with every claim's own cutoff.
             timed "$name" quantir "search-cutoff@$k" "$n" -- $q run --index "$dir/quantir.idx" --claims "$claims" \
                 -k "$k" --threads 1 --output "$dir/quantir.cutoff.$k.run"
+            timed "$name" quantir "search-cutoff-corpus-order@$k" "$n" -- $q run --index "$dir/quantir-corpus-order.idx" --claims "$claims" \
+                -k "$k" --threads 1 --output "$dir/quantir.cutoff-corpus-order.$k.run"
+            cmp -s "$dir/quantir.cutoff.$k.run" "$dir/quantir.cutoff-corpus-order.$k.run" || { echo "$name k = $k: the two layouts' runs differ" >&2; exit 1; }
         fi
     done
 }
@@ -91,6 +96,12 @@ for corpus in dict.fromkeys(r["corpus"] for r in rows):
         c = step.startswith("search@") and get(corpus, "quantir", step.replace("search@", "search-cutoff@"))
         if c:
             print(f"{'':12} quantir with each claim's date cutoff {rate(c):10.1f} claims/s ({c['seconds']} s, peak {c['peak_rss_mb']} MB) | ratio {rate(c) / rate(b):.1f}x")
+        o = step.startswith("search@") and get(corpus, "quantir", step.replace("search@", "search-cutoff-corpus-order@"))
+        if o:
+            print(f"{'':12} the same over an index in corpus order {rate(o):10.1f} claims/s ({o['seconds']} s, peak {o['peak_rss_mb']} MB) | ratio {rate(o) / rate(b):.1f}x")
+        i = step == "index" and get(corpus, "quantir", "index-corpus-order")
+        if i:
+            print(f"{'':12} quantir in corpus order {rate(i):10.1f} docs/s ({i['seconds']} s, peak {i['peak_rss_mb']} MB) | ratio {rate(i) / rate(b):.1f}x")
 PY
     echo
     echo "## top-k quality"

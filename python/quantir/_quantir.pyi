@@ -45,6 +45,7 @@ class Index:
         k1: Optional[float] = None,
         b: Optional[float] = None,
         threads: int = 0,
+        doc_order: str = "date",
         dense: Optional[PathLike] = None,
         ort_lib: Optional[PathLike] = None,
         f16: bool = False,
@@ -56,7 +57,9 @@ class Index:
         progress: Progress = None,
     ) -> "Index":
         """Builds an index of a JSONL file, a BEIR folder or a QuanTemp++ corpus.json (BM25 k1 0.9,
-        b 0.4 unless given), replacing `index` atomically, and opens it."""
+        b 0.4 unless given), replacing `index` atomically, and opens it. `doc_order` "date" stores
+        documents by publication date (a date cutoff reads only the postings before it), "corpus" in
+        the corpus's order; results are the same."""
     @property
     def path(self) -> str: ...
     @property

@@ -12,7 +12,7 @@ use quantir::engine::{hybrid_fusion, run_ranked, PlanRunConfig, RankedHits, RunC
 use quantir::fuse::{FusionConfig, Method, RRF_K};
 use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
-use quantir::index::{build, check_target, Bm25Params, DenseConfig, HnswParams, IndexConfig};
+use quantir::index::{build, check_target, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig};
 use quantir::plan::{planner_for, LlmConfig, MmrConfig, PlanSpec};
 use quantir::retrieve::{Cutoff, Retriever};
 
@@ -135,9 +135,10 @@ impl Index {
     /// Builds an index of `corpus` (a quantir JSONL file, a BEIR folder or a QuanTemp++
     /// corpus.json) at `index` with BM25's `k1` and `b` (0.9 and 0.4 when not given), replaced atomically when the build succeeds (a folder that holds
     /// something else is refused), and opens it. `dense` (a model folder) also encodes every
-    /// passage. `progress(phase, done, total)` is called as the work goes on.
+    /// passage. `progress(phase, done, total)` is called as the work goes on. `doc_order` is
+    /// "date" (the default: a date cutoff reads only the postings before it) or "corpus".
     #[classmethod]
-    #[pyo3(signature = (corpus, index, *, format="auto", k1=None, b=None, threads=0, dense=None, ort_lib=None, f16=false, hnsw=false, hnsw_m=16, hnsw_ef_construction=200, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size, progress=None))]
+    #[pyo3(signature = (corpus, index, *, format="auto", k1=None, b=None, threads=0, doc_order="date", dense=None, ort_lib=None, f16=false, hnsw=false, hnsw_m=16, hnsw_ef_construction=200, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn build<'py>(
         cls: &Bound<'py, PyType>,
@@ -147,6 +148,7 @@ impl Index {
         k1: Option<f32>,
         b: Option<f32>,
         threads: usize,
+        doc_order: &str,
         dense: Option<PathBuf>,
         ort_lib: Option<PathBuf>,
         f16: bool,
@@ -159,6 +161,7 @@ impl Index {
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = cls.py();
         let format: Format = choice("format", format)?;
+        let doc_order: DocOrder = choice("doc_order", doc_order)?;
         let bm25 = Bm25Params::default().over(k1, b).unwrap_or_default();
         bm25.validate().or_raise()?;
         let options = EncoderOptions { model: dense.clone(), runtime: ort_lib.clone(), workers: at_least_one("encoder_workers", encoder_workers)?, batch_size: at_least_one("batch_size", batch_size)?, ..EncoderOptions::default() };
@@ -173,7 +176,7 @@ impl Index {
                 dtype: if f16 { VectorDtype::F16 } else { VectorDtype::F32 },
                 hnsw: hnsw.then_some(HnswParams { max_connections: hnsw_m, ef_construction: hnsw_ef_construction }),
             });
-            build(&documents, &corpus, &index, &IndexConfig { bm25, threads, dense }, &reporter)?;
+            build(&documents, &corpus, &index, &IndexConfig { bm25, threads, dense, doc_order }, &reporter)?;
             Ok(())
         });
         reporter.finish_with(result.or_raise())?;

@@ -23,6 +23,12 @@ def test_build_refuses_a_folder_with_other_files(tmp_path):
     assert (tmp_path / "thesis.tex").read_text() == "x"
 
 
+def test_an_unknown_doc_order_is_refused_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match=r'doc_order="sideways": expected one of "date", "corpus"'):
+        quantir.Index.build(DATA / "quantemp-sample/corpus.json", tmp_path / "idx", doc_order="sideways")
+    assert not (tmp_path / "idx").exists()
+
+
 def test_malformed_corpus_names_file_line_and_column(tmp_path):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text('{"id": "a", "text": "one"}\n{"id": "b", "text": 5}\n')

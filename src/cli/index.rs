@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 use quantir::corpus::{load_corpus, Format};
 use quantir::index::dense::VectorDtype;
-use quantir::index::{build, Bm25Params, DenseConfig, HnswParams, IndexConfig};
+use quantir::index::{build, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig};
 
 use super::args::{BackendArgs, Bm25Args, DenseArgs, ThreadsArgs};
 use super::progress::Bar;
@@ -36,6 +36,10 @@ pub struct IndexArgs {
     opensearch_batch: u64,
     #[command(flatten)]
     bm25: Bm25Args,
+    /// Order of documents inside the index: by date (a date cutoff then reads only the postings
+    /// before it) or as in the corpus; results are the same either way
+    #[arg(long, value_enum, default_value_t = DocOrder::Date)]
+    doc_order: DocOrder,
     #[command(flatten)]
     threads: ThreadsArgs,
     #[command(flatten)]
@@ -69,7 +73,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
         dtype: if args.f16 { VectorDtype::F16 } else { VectorDtype::F32 },
         hnsw: args.hnsw.then_some(HnswParams { max_connections: args.hnsw_m, ef_construction: args.hnsw_ef_construction }),
     });
-    let config = IndexConfig { bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(), threads: args.threads.threads, dense };
+    let config = IndexConfig { bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(), threads: args.threads.threads, dense, doc_order: args.doc_order };
     let summary = build(&corpus, &args.corpus, &target, &config, &Bar::default())
         .with_context(|| format!("building the index at {}", target.display()))?;
     let total = started.elapsed().as_secs_f64();

@@ -8,10 +8,10 @@ use tantivy::{IndexWriter, TantivyDocument};
 
 use super::dense::encode::{encode_corpus, work_dir};
 use super::dense::{Encoder, VectorDtype, Vectors};
-use super::manifest::{Bm25Params, DenseManifest, HnswParams, Manifest};
+use super::manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest};
 use super::open::{UNDATED_KEY, FIELD_BODY, FIELD_DATE, FIELD_DATE_KEY, FIELD_ID, FIELD_RANK, FIELD_TEXT, FIELD_TITLE, FIELD_URL};
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
-use crate::corpus::{Corpus, Document};
+use crate::corpus::{Corpus, DayNumber, Document};
 use crate::error::{Error, Result};
 use crate::io::{AtomicDir, Progress};
 
@@ -33,6 +33,8 @@ pub struct IndexConfig<'a> {
     pub threads: usize,
     /// Encode the documents with this encoder too (`--dense`).
     pub dense: Option<DenseConfig<'a>>,
+    /// The order of documents inside the segments.
+    pub doc_order: DocOrder,
 }
 
 /// The dense part of a build.
@@ -48,7 +50,7 @@ pub struct DenseConfig<'a> {
 
 impl Default for IndexConfig<'_> {
     fn default() -> Self {
-        IndexConfig { bm25: Bm25Params::default(), threads: 0, dense: None }
+        IndexConfig { bm25: Bm25Params::default(), threads: 0, dense: None, doc_order: DocOrder::default() }
     }
 }
 
@@ -128,9 +130,18 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     }
     .min(WRITER_MEMORY_BYTES / WRITER_MEMORY_PER_THREAD);
     let mut writer: IndexWriter<TantivyDocument> = index.writer_with_num_threads(threads, WRITER_MEMORY_BYTES).map_err(tv)?;
+    // The order documents go to the writer: each writer thread takes them in this order, so
+    // every segment it makes holds them in this order too. A merge would concatenate segments
+    // and break a date order, so date-ordered builds merge nothing.
+    let mut order: Vec<usize> = (0..corpus.documents.len()).collect();
+    if config.doc_order == DocOrder::Date {
+        order.sort_by_key(|&i| corpus.documents[i].date.as_ref().map_or(DayNumber::MAX, |d| d.last_day_number()));
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    }
 
     progress.start("indexing", Some(corpus.documents.len() as u64));
-    for (i, document) in corpus.documents.iter().enumerate() {
+    for (n, &i) in order.iter().enumerate() {
+        let document = &corpus.documents[i];
         let mut doc = TantivyDocument::default();
         let body_text = crate::corpus::passage(&document.title, &document.text);
         doc.add_text(body, body_text);
@@ -149,7 +160,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
         }
         doc.add_u64(rank_field, rank[i]);
         writer.add_document(doc).map_err(tv)?;
-        if i % 1024 == 1023 {
+        if n % 1024 == 1023 {
             progress.advance(1024);
         }
     }
@@ -179,6 +190,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
         let model_sha256 = Some(dense.encoder.config().model_sha256(dense.encoder.dir())?);
         manifest.dense = Some(DenseManifest { encoder: dense.encoder.config().clone(), model_dir, model_sha256, dim, dtype: dense.dtype, hnsw: dense.hnsw });
     }
+    manifest.doc_order = config.doc_order;
     manifest.documents = corpus.documents.len();
     manifest.undated = summary.undated;
     manifest.skipped_empty = summary.skipped_empty;

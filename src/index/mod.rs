@@ -6,7 +6,8 @@
 //! # The index folder (format version [`FORMAT_VERSION`])
 //! ```text
 //! DIR/
-//! ├── manifest.json   format and analyzer versions, BM25 k1/b, counts, corpus path; written last
+//! ├── manifest.json   format and analyzer versions, BM25 k1/b, counts, corpus path, document
+//! │                   order (`doc_order`: "date" or "corpus"); written last
 //! ├── ids.json        every document id, sorted by bytes; a document's place here is its `rank`
 //! ├── dense/          with --dense: vectors.f32 (see dense/vectors.rs) and, with --hnsw, the graph
 //! └── tantivy/        the tantivy index: one text field `body` (title + " " + text, the
@@ -21,6 +22,12 @@
 //! `analyzer_version` and refuses a mismatch with a hint to rebuild: terms analysed by another
 //! version of the analyzer would silently match the wrong documents.
 //!
+//! Document order (`--doc-order`, [`DocOrder`]): by default documents go to the writer sorted by
+//! their last publication day, undated last, and date-ordered builds never merge segments, so in
+//! every segment the documents a date cutoff admits are a prefix (and the undated ones a suffix).
+//! BM25 then reads a term's postings only up to the cutoff. Whether a segment is in date order is
+//! read from its `date_key` column when the index is opened, not trusted from the manifest.
+//!
 //! Why `rank`: ties in score are broken by document id, and comparing the integer rank of an id
 //! in sorted order is the same comparison without touching strings in the hot loop. `ids.json`
 //! then maps a hit back to its id without reading tantivy's compressed document store.
@@ -32,5 +39,5 @@ mod open;
 mod tokenizer;
 
 pub use build::{build, check_target, BuildSummary, DenseConfig, IndexConfig};
-pub use manifest::{Bm25Params, DenseManifest, HnswParams, Manifest, FORMAT_VERSION};
+pub use manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest, FORMAT_VERSION};
 pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

@@ -35,6 +35,10 @@ pub struct SegmentData {
     pub ranks: Vec<u32>,
     /// Each document's last publication day, or [`DayNumber::MAX`] when undated.
     pub date_keys: Vec<DayNumber>,
+    /// Whether `date_keys` never decrease (a [`DocOrder::Date`](super::DocOrder::Date) build):
+    /// then the documents a cutoff admits are a prefix and, undated ones kept, a suffix. Found
+    /// from the keys themselves, so it holds whatever the manifest says.
+    pub date_sorted: bool,
 }
 
 /// A document's stored fields, for display.
@@ -149,16 +153,19 @@ impl Index {
             let rank_column = fast.u64(FIELD_RANK).map_err(tv)?;
             let date_column = fast.i64(FIELD_DATE_KEY).map_err(tv)?;
             let docs = 0..segment.max_doc();
+            let date_keys: Vec<DayNumber> = docs
+                .clone()
+                .map(|d| match date_column.first(d) {
+                    Some(key) if key != UNDATED_KEY => key as DayNumber,
+                    _ => DayNumber::MAX,
+                })
+                .collect();
             segments.push(SegmentData {
                 inverted,
                 norm_ids: docs.clone().map(|d| norms.fieldnorm_id(d)).collect(),
-                ranks: docs.clone().map(|d| rank_column.first(d).unwrap_or(u64::MAX) as u32).collect(),
-                date_keys: docs
-                    .map(|d| match date_column.first(d) {
-                        Some(key) if key != UNDATED_KEY => key as DayNumber,
-                        _ => DayNumber::MAX,
-                    })
-                    .collect(),
+                ranks: docs.map(|d| rank_column.first(d).unwrap_or(u64::MAX) as u32).collect(),
+                date_sorted: date_keys.is_sorted(),
+                date_keys,
             });
         }
         let ids_path = dir.join("ids.json");

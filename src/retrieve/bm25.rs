@@ -6,7 +6,10 @@
 //! WAND's pruning (tuned to the unfiltered top-k) would have to be taught too. Instead this scorer
 //! is exhaustive term-at-a-time: each query term's block postings are decoded once and added to a
 //! dense per-segment accumulator, then one pass selects the top k among the documents the cutoff
-//! admits. No document is ever skipped, so the result is exact for any k1, b and cutoff.
+//! admits. No admitted document is ever skipped, so the result is exact for any k1, b and cutoff.
+//! In a date-ordered segment ([`crate::index::DocOrder`]) the admitted documents are one or two
+//! ranges of document numbers ([`super::cutoff`]), and the postings are read only inside them;
+//! other segments are read whole and every candidate's date checked.
 //!
 //! The score is Lucene's (and so Anserini's) BM25, term by term:
 //!
@@ -217,7 +220,13 @@ impl<'a> Bm25<'a> {
                 // once every document is listed.
                 scratch.list.resize(max_doc + 1, 0);
             }
-            if let Err(e) = self.accumulate(segment_ord, terms, scratch) {
+            // A date-sorted segment is read only where the cutoff admits documents, and its
+            // candidates need no date check; any other is read whole and checked.
+            let (ranges, check_dates) = match segment.date_sorted {
+                true => (cutoff.ranges(&segment.date_keys), false),
+                false => ([0..max_doc as u32, max_doc as u32..max_doc as u32], true),
+            };
+            if let Err(e) = self.accumulate(segment_ord, terms, &ranges, scratch) {
                 scratch.reset();
                 return Err(e);
             }
@@ -238,7 +247,7 @@ impl<'a> Bm25<'a> {
                 for &(doc, score) in &gathered[..n] {
                     let doc = doc as usize;
                     let rank = segment.ranks[doc];
-                    if !cutoff.admits(segment.date_keys[doc]) || Some(rank) == exclude_rank {
+                    if (check_dates && !cutoff.admits(segment.date_keys[doc])) || Some(rank) == exclude_rank {
                         continue;
                     }
                     top.push(score, rank);
@@ -353,8 +362,11 @@ impl<'a> Bm25<'a> {
         Ok(top.into_sorted())
     }
 
-    /// Adds every query term's scores in segment `segment_ord` to the accumulator.
-    fn accumulate(&self, segment_ord: usize, terms: &[QueryTerm], scratch: &mut Scratch) -> Result<()> {
+    /// Adds every query term's scores in segment `segment_ord` to the accumulator, for the
+    /// documents inside `ranges` (ascending, disjoint) alone: a term's postings are read from
+    /// the block holding a range's start (blocks before it are skipped undecoded) and left at
+    /// the range's end.
+    fn accumulate(&self, segment_ord: usize, terms: &[QueryTerm], ranges: &[std::ops::Range<u32>], scratch: &mut Scratch) -> Result<()> {
         let segment = &self.index.segments()[segment_ord];
         let Scratch { scores, list, listed, .. } = scratch;
         for term in terms {
@@ -364,20 +376,28 @@ impl<'a> Bm25<'a> {
             tests::injected_read_error().map_err(|e| Error::io(self.index.path(), e))?;
             let mut block = segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?;
             let mut n = *listed;
-            loop {
-                let docs = block.docs();
-                if docs.is_empty() {
-                    break;
+            for range in ranges.iter().filter(|r| !r.is_empty()) {
+                if range.start > 0 {
+                    block.seek(range.start);
                 }
-                for (&doc, &tf) in docs.iter().zip(block.freqs()) {
-                    let d = doc as usize;
-                    let inverse = self.norm_inverse[segment.norm_ids[d] as usize];
-                    let before = scores[d];
-                    scores[d] = before + contribution(weight, tf, inverse);
-                    list[n] = doc;
-                    n += usize::from(before == 0.0);
+                loop {
+                    let docs = block.docs();
+                    let (Some(&first), Some(&last)) = (docs.first(), docs.last()) else { break };
+                    let from = if first >= range.start { 0 } else { docs.partition_point(|&d| d < range.start) };
+                    let to = if last < range.end { docs.len() } else { docs.partition_point(|&d| d < range.end) };
+                    for (&doc, &tf) in docs[from..to].iter().zip(&block.freqs()[from..to]) {
+                        let d = doc as usize;
+                        let inverse = self.norm_inverse[segment.norm_ids[d] as usize];
+                        let before = scores[d];
+                        scores[d] = before + contribution(weight, tf, inverse);
+                        list[n] = doc;
+                        n += usize::from(before == 0.0);
+                    }
+                    if to < docs.len() {
+                        break;
+                    }
+                    block.advance();
                 }
-                block.advance();
             }
             *listed = n;
         }

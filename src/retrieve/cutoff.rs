@@ -81,11 +81,46 @@ impl CompiledCutoff {
             date_key < self.before
         }
     }
+
+    /// The documents of a date-sorted segment (its `date_keys` never decrease, undated
+    /// [`DayNumber::MAX`] last) that [`CompiledCutoff::admits`]: the dated ones before the cutoff
+    /// are a prefix, and the undated ones, when kept, the suffix. Two ranges of document
+    /// numbers, either possibly empty; with no cutoff, the whole segment.
+    pub fn ranges(&self, date_keys: &[DayNumber]) -> [std::ops::Range<u32>; 2] {
+        let end = date_keys.len() as u32;
+        if !self.active {
+            return [0..end, end..end];
+        }
+        let dated = date_keys.partition_point(|&key| key != DayNumber::MAX && key < self.before) as u32;
+        let undated = if self.include_undated { date_keys.partition_point(|&key| key != DayNumber::MAX) as u32 } else { end };
+        [0..dated, undated..end]
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        /// On sorted keys, a document lies in [`CompiledCutoff::ranges`] exactly when the
+        /// cutoff admits it.
+        #[test]
+        fn ranges_hold_exactly_the_admitted(mut keys in proptest::collection::vec(prop_oneof![0..40i32, Just(DayNumber::MAX)], 0..60), day in 1..=31u32, active: bool, include: bool) {
+            keys.sort_unstable();
+            let date = PubDate::parse(&format!("2000-01-{day:02}")).unwrap();
+            let base = date.first_day_number() - day as DayNumber;
+            let keys: Vec<DayNumber> = keys.into_iter().map(|k| if k == DayNumber::MAX { k } else { base + k }).collect();
+            let undated = if include { UndatedPolicy::Include } else { UndatedPolicy::Exclude };
+            let cutoff = if active { Cutoff::before(date, undated) } else { Cutoff::none() }.compile();
+            let ranges = cutoff.ranges(&keys);
+            for (doc, &key) in keys.iter().enumerate() {
+                let inside = ranges.iter().any(|r| r.contains(&(doc as u32)));
+                prop_assert_eq!(inside, cutoff.admits(key), "doc {} key {}", doc, key);
+            }
+        }
+    }
 
     fn key(s: &str) -> DayNumber {
         PubDate::parse(s).unwrap().last_day_number()

@@ -87,13 +87,15 @@ fn numbers_match_across_forms() {
     assert_eq!(ids("1200").len(), 2, "1,200 and 1200 meet");
 }
 
-/// MaxScore gives the exhaustive scorer's hits bit for bit — the same documents, order and f32
-/// scores — for random claims, k, k1, b, cutoffs, undated policies and excluded documents, over
-/// real dated QuanTemp snippets and SciFact abstracts.
+/// The oracle is the exhaustive scorer over an index in corpus order, where every candidate's
+/// date is checked. The same scorer over a date-ordered index (cutoffs read as document ranges,
+/// no date checks) and MaxScore over both give its hits bit for bit — the same documents, order
+/// and f32 scores — for random claims, k, k1, b, cutoffs, undated policies and excluded
+/// documents, over real dated QuanTemp snippets and SciFact abstracts.
 #[test]
-fn maxscore_equals_the_exhaustive_scorer() {
+fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
     use quantir::corpus::{load_claims, load_corpus, Format, PubDate};
-    use quantir::index::{build, IndexConfig};
+    use quantir::index::{build, DocOrder, IndexConfig};
     use quantir::io::NoProgress;
     use quantir::retrieve::{Strategy, UndatedPolicy};
     use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -107,10 +109,17 @@ fn maxscore_equals_the_exhaustive_scorer() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(16);
     let mut compared = 0;
     for (n, (corpus, claims)) in sets.iter().enumerate() {
-        let path = dir.path().join(format!("idx{n}"));
         let loaded = load_corpus(corpus, Format::Auto).unwrap();
-        build(&loaded, corpus, &path, &IndexConfig { threads: 2, ..IndexConfig::default() }, &NoProgress).unwrap();
-        let index = quantir::index::Index::open(&path).unwrap();
+        let [index, dated] = [DocOrder::Corpus, DocOrder::Date].map(|doc_order| {
+            let path = dir.path().join(format!("idx{n}-{doc_order:?}"));
+            build(&loaded, corpus, &path, &IndexConfig { threads: 2, doc_order, ..IndexConfig::default() }, &NoProgress).unwrap();
+            quantir::index::Index::open(&path).unwrap()
+        });
+        assert!(dated.segments().iter().all(|s| s.date_sorted));
+        assert_eq!(dated.manifest().doc_order, DocOrder::Date);
+        if n == 0 {
+            assert!(index.segments().iter().any(|s| !s.date_sorted), "the corpus-order index exercises the date checks");
+        }
         let claims = load_claims(claims, Format::Auto, None).unwrap();
         let mut scratch = Scratch::default();
         for _ in 0..300 {
@@ -126,7 +135,13 @@ fn maxscore_equals_the_exhaustive_scorer() {
             let bm25 = Bm25::new(&index, Some(params)).unwrap();
             let exhaustive = bm25.search_with(Strategy::Exhaustive, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
             let pruned = bm25.search_with(Strategy::MaxScore, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
-            assert_eq!(pruned, exhaustive, "{:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
+            let same = |hits: Vec<quantir::retrieve::Hit>| hits.iter().map(|h| (h.rank, h.score)).collect::<Vec<_>>();
+            assert_eq!(same(pruned), same(exhaustive.clone()), "{:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
+            let by_date = Bm25::new(&dated, Some(params)).unwrap();
+            for strategy in [Strategy::Exhaustive, Strategy::MaxScore] {
+                let got = by_date.search_with(strategy, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
+                assert_eq!(same(got), same(exhaustive.clone()), "date order, {strategy:?}: {:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
+            }
             // The scratch is clean after either: a third search gives the first's answer.
             assert_eq!(bm25.search_with(Strategy::Exhaustive, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap(), exhaustive);
             compared += exhaustive.len();
