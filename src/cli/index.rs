@@ -36,10 +36,10 @@ pub struct IndexArgs {
     opensearch_batch: u64,
     #[command(flatten)]
     bm25: Bm25Args,
-    /// Order of documents inside the index: by date (a date cutoff then reads only the postings
-    /// before it) or as in the corpus; results are the same either way
-    #[arg(long, value_enum, default_value_t = DocOrder::Date)]
-    doc_order: DocOrder,
+    /// Order of documents inside the embedded index: by date (a date cutoff then reads only the
+    /// postings before it) or as in the corpus; results are the same either way [default: date]
+    #[arg(long, value_enum)]
+    doc_order: Option<DocOrder>,
     #[command(flatten)]
     threads: ThreadsArgs,
     #[command(flatten)]
@@ -73,7 +73,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
         dtype: if args.f16 { VectorDtype::F16 } else { VectorDtype::F32 },
         hnsw: args.hnsw.then_some(HnswParams { max_connections: args.hnsw_m, ef_construction: args.hnsw_ef_construction }),
     });
-    let config = IndexConfig { bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(), threads: args.threads.threads, dense, doc_order: args.doc_order };
+    let config = IndexConfig { bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(), threads: args.threads.threads, dense, doc_order: args.doc_order.unwrap_or_default() };
     let summary = build(&corpus, &args.corpus, &target, &config, &Bar::default())
         .with_context(|| format!("building the index at {}", target.display()))?;
     let total = started.elapsed().as_secs_f64();
@@ -104,6 +104,9 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
 fn load_cluster(args: &IndexArgs, config: quantir::opensearch::ClusterConfig) -> anyhow::Result<()> {
     if args.dense.dense.is_some() || args.hnsw || args.f16 {
         anyhow::bail!("the OpenSearch backend holds BM25 terms only: --dense, --hnsw and --f16 need the embedded backend");
+    }
+    if args.doc_order.is_some() {
+        anyhow::bail!("--doc-order orders the embedded index; OpenSearch keeps its own order (nothing was loaded)");
     }
     let started = Instant::now();
     let corpus = load_corpus(&args.corpus, args.format)?;

@@ -91,5 +91,17 @@ fn the_manifest_records_the_settings() {
     let m = Index::open(&index).unwrap().manifest().clone();
     assert_eq!((m.bm25.k1, m.bm25.b, m.documents, m.undated), (1.2, 0.75, 5, 1));
     assert_eq!(m.analyzer, "quantir-numeric-en");
+    assert_eq!(m.doc_order, quantir::index::DocOrder::Date, "date order is the default");
+    let segments = Index::open(&index).unwrap();
+    assert!(segments.segments().iter().all(|s| s.date_sorted), "every segment of a date-ordered build is in date order");
+    quantir().args(["index", "--doc-order", "corpus", "--corpus"]).arg(fixture("quantemp/corpus.json")).arg("--index").arg(&index).assert().success();
+    assert_eq!(Index::open(&index).unwrap().manifest().doc_order, quantir::index::DocOrder::Corpus);
+    // OpenSearch keeps its own order: the flag is refused there before anything is read or sent.
+    quantir()
+        .args(["index", "--backend", "opensearch", "--opensearch-url", "http://127.0.0.1:9", "--doc-order", "date", "--corpus"])
+        .arg(fixture("quantemp/corpus.json"))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("--doc-order orders the embedded index"));
     quantir().args(["index", "--b", "1.5", "--corpus"]).arg(fixture("quantemp/corpus.json")).arg("--index").arg(&index).assert().failure().stderr(predicates::str::contains("invalid --b: expected a number in [0, 1], found 1.5"));
 }
