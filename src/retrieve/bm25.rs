@@ -61,16 +61,15 @@ pub struct Hit {
 
 /// Per-thread working memory for [`Bm25::search`]; reuse one per thread.
 ///
-/// Invariant between searches: every score is 0 and the touched
-/// list is empty — kept on every path, errors included, so a failed read never leaves scores
-/// behind for the thread's next query.
+/// Invariant between searches: every score is 0 and the touched list is empty — kept on every
+/// path, errors included, so a failed read never leaves scores behind for the thread's next query.
 #[derive(Default)]
 pub struct Scratch {
     scores: Vec<f32>,
     /// The documents touched so far in this segment, in first-touch order: `list[..listed]`.
-    /// Sized to the segment, plus one, so that a document is written at `list[listed]` on every posting and
-    /// counted only on its first touch (while its score is still 0, [`contribution`]), with no
-    /// branch to mispredict: about half of all postings are first touches.
+    /// One slot longer than the segment, so that every posting writes its document at
+    /// `list[listed]` and only a first touch (a score still 0, [`contribution`]) counts it, with
+    /// no branch to mispredict: about half of all postings are first touches.
     list: Vec<u32>,
     listed: usize,
     /// MaxScore's contributions of the candidate being scored, by query-term order.
