@@ -55,7 +55,7 @@ pub fn count(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
 /// `--threads`.
 #[derive(Debug, Args)]
 pub struct ThreadsArgs {
-    /// Worker threads, 0 to 1024 (0 = one per core)
+    /// Worker threads, 0 to 1024 (0 = one per core; `index`: also at most one per 50,000 documents)
     #[arg(long, default_value_t = 0, value_name = "N", value_parser = count(0, 1024))]
     pub threads: usize,
 }

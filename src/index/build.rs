@@ -24,12 +24,21 @@ const WRITER_MEMORY_BYTES: usize = 512 << 20;
 /// split over every core used to fall under tantivy's floor and fail the build).
 const WRITER_MEMORY_PER_THREAD: usize = 32 << 20;
 
+/// Documents per writer thread when the thread count is left to the build: each writer thread
+/// makes a segment of its own, and every segment costs each query a dictionary lookup per term
+/// and a selection pass, so a small collection is searched faster from one segment (SciFact,
+/// 5,183 documents, 22,180 claims on one thread: 0.41 s from one segment against 0.49 s from two
+/// at k = 10, 0.94 s against 1.06 s at k = 1000), while its build takes a fraction of a second
+/// on one thread anyway.
+pub const DOCS_PER_AUTO_THREAD: usize = 50_000;
+
 /// How an index is built.
 #[derive(Debug, Clone, Copy)]
 pub struct IndexConfig<'a> {
     /// Default BM25 parameters recorded in the manifest (searches may override them).
     pub bm25: Bm25Params,
-    /// Indexing threads; 0 means one per core.
+    /// Indexing threads; 0 means one per core, but at most one per [`DOCS_PER_AUTO_THREAD`]
+    /// documents.
     pub threads: usize,
     /// Encode the documents with this encoder too (`--dense`).
     pub dense: Option<DenseConfig<'a>>,
@@ -125,7 +134,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     let index = tantivy::Index::create_in_dir(&tantivy_dir, schema.clone()).map_err(tv)?;
     index.tokenizers().register(TOKENIZER_NAME, QuantirTokenizer::default());
     let threads = match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(1 + corpus.documents.len() / DOCS_PER_AUTO_THREAD),
         n => n,
     }
     .min(WRITER_MEMORY_BYTES / WRITER_MEMORY_PER_THREAD);

@@ -38,6 +38,6 @@ mod manifest;
 mod open;
 mod tokenizer;
 
-pub use build::{build, check_target, BuildSummary, DenseConfig, IndexConfig};
+pub use build::{build, check_target, BuildSummary, DenseConfig, IndexConfig, DOCS_PER_AUTO_THREAD};
 pub use manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest, FORMAT_VERSION};
 pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

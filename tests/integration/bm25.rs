@@ -116,6 +116,7 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
             quantir::index::Index::open(&path).unwrap()
         });
         assert!(dated.segments().iter().all(|s| s.date_sorted));
+        assert_eq!((index.segments().len(), dated.segments().len()), (2, 2), "two writer threads asked for: two segments to search across");
         assert_eq!(dated.manifest().doc_order, DocOrder::Date);
         if n == 0 {
             assert!(index.segments().iter().any(|s| !s.date_sorted), "the corpus-order index exercises the date checks");

@@ -12,6 +12,8 @@ fn scifact_bm25_meets_the_anserini_reference() {
     let recall = trec["all"]["recall_100"].as_f64().unwrap();
     eprintln!("SciFact BM25 by pytrec_eval: nDCG@10 {ndcg:.4}, R@100 {recall:.4} (Anserini 0.6789 / 0.9253)");
     assert_eq!(trec["num_q"], 300);
+    // Built with the thread count left to it: 5,183 documents make one segment.
+    assert_eq!(quantir::index::Index::open(&run.index).unwrap().segments().len(), 1);
     assert!(ndcg >= 0.675, "nDCG@10 {ndcg}");
     assert!(recall >= 0.92, "R@100 {recall}");
 }
