@@ -5,13 +5,20 @@
 //!   documents are one matrix product (`matrixmultiply::sgemm`); each query keeps its top k among
 //!   the documents its own cutoff admits. Exact top-k under the cutoff, as for BM25. Query blocks
 //!   run in parallel (rayon), so a whole run's sub-queries — every claim's, each with its own
-//!   cutoff — are one call that uses every core.
+//!   cutoff — are one call that uses every core. A batch of at least
+//!   [`DATE_ORDER_MIN_QUERIES`] with cutoffs goes through the vectors in date order instead
+//!   (undated last): each query then admits a prefix of them (and the undated suffix when it keeps
+//!   undated documents), queries are grouped by cutoff, and a group multiplies only the columns
+//!   some of its queries admit. On the QuanTemp++ replica, whose test claims admit about two
+//!   thirds of the corpus each, that leaves a third of the products out.
 //! - **HNSW**: a filtered graph search that only returns admitted documents. When the cutoff
 //!   admits less than [`HNSW_MIN_ADMITTED`] of the collection, the graph would wander among
 //!   refused nodes and miss good ones, so the search falls back to exact; it also falls back when
 //!   the graph returns fewer than k documents. The answer is then always complete.
 //!
 //! Ties: score descending, then id rank descending (document id descending), as everywhere.
+
+use std::ops::Range;
 
 use super::cutoff::{CompiledCutoff, Cutoff};
 use super::top_k::TopK;
@@ -23,10 +30,16 @@ use crate::index::Index;
 pub const BLOCK: usize = 4096;
 
 /// Queries per block of the exact search. Each query block streams every document vector once,
-/// so bigger blocks read the vectors fewer times: on the QuanTemp++ replica (5,405 sub-queries ×
-/// 165,700 vectors of 384, k 100, 2 threads) 64 took 7.5 s, 256 and 512 5.5 s
-/// (`scripts/bench_dense_batch.sh`); 256 keeps each thread's score buffer at 4 MiB.
-pub const QUERY_BLOCK: usize = 256;
+/// and `gemm` packs each block of documents anew for every query block, so bigger blocks read and
+/// pack the vectors fewer times. On the QuanTemp++ replica (5,405 sub-queries × 165,700 vectors
+/// of 384, k 100, 2 threads, `scripts/bench_dense_batch.sh`): 256 took 2.46 s, 512 2.08 s and
+/// 1024 2.3–2.6 s (six blocks for two threads). Each thread's score buffer is then 8 MiB.
+pub const QUERY_BLOCK: usize = 512;
+
+/// Batches of at least this many queries, some with a cutoff, search the vectors in date order
+/// (module doc). Putting them in that order reads every vector once, about what scoring them
+/// costs a few queries.
+pub const DATE_ORDER_MIN_QUERIES: usize = 64;
 
 /// Below this share of admitted documents, HNSW search falls back to exact search.
 pub const HNSW_MIN_ADMITTED: f64 = 0.10;
@@ -100,46 +113,284 @@ pub fn search(index: &Index, queries: &[DenseQuery], k: usize, ann: Ann, ef: usi
 
 /// Exact search (module doc).
 fn exact(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k: usize) -> Vec<Vec<(u32, f32)>> {
+    if queries.len() >= DATE_ORDER_MIN_QUERIES && queries.iter().any(|q| q.cutoff.before.is_some()) {
+        return exact_in_date_order(all, dim, dates, queries, k, BLOCK, QUERY_BLOCK);
+    }
+    exact_in_rank_order(all, dim, dates, queries, k, BLOCK, QUERY_BLOCK)
+}
+
+/// Exact search over the vectors as stored: each block of `query_block` queries scores every
+/// document, `block` documents at a time.
+fn exact_in_rank_order(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k: usize, block: usize, query_block: usize) -> Vec<Vec<(u32, f32)>> {
     use rayon::prelude::*;
-    let blocks: Vec<Vec<Vec<(u32, f32)>>> = queries.par_chunks(QUERY_BLOCK).map(|qblock| exact_block(all, dim, dates, qblock, k)).collect();
+    let n = dates.len();
+    let blocks: Vec<Vec<Vec<(u32, f32)>>> = queries
+        .par_chunks(query_block)
+        .map(|qblock| {
+            let nq = qblock.len();
+            let q = columns(qblock.iter().map(|q| q.vector), dim);
+            let cuts: Vec<CompiledCutoff> = qblock.iter().map(|q| q.cutoff.compile()).collect();
+            let mut heaps: Vec<TopK> = (0..nq).map(|_| TopK::new(k)).collect();
+            let mut scores = vec![0f32; nq * block];
+            for start in (0..n).step_by(block) {
+                let len = block.min(n - start);
+                product(&q, nq, &all[start * dim..(start + len) * dim], len, dim, &mut scores);
+                for (qi, heap) in heaps.iter_mut().enumerate() {
+                    let (cut, exclude) = (&cuts[qi], qblock[qi].exclude);
+                    keep_best(heap, &scores[qi * len..(qi + 1) * len], |j| {
+                        let rank = (start + j) as u32;
+                        (cut.admits(dates[start + j]) && Some(rank) != exclude).then_some(rank)
+                    });
+                }
+            }
+            heaps.into_iter().map(sorted).collect()
+        })
+        .collect();
     blocks.into_iter().flatten().collect()
 }
 
-/// One block of queries against every document.
-fn exact_block(all: &[f32], dim: usize, dates: &[DayNumber], qblock: &[DenseQuery], k: usize) -> Vec<Vec<(u32, f32)>> {
+/// Exact search of a batch with cutoffs, over the vectors in date order (module doc): each
+/// query's admitted documents are then a prefix of that order (and the undated suffix when it
+/// keeps them), so a block of queries with similar cutoffs multiplies only the columns some of
+/// them admit. The vectors are gathered into date order one block of documents at a time, shared
+/// by every query block. Scores, ranks and ties are those of [`exact_in_rank_order`] bit for bit.
+fn exact_in_date_order(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k: usize, block: usize, query_block: usize) -> Vec<Vec<(u32, f32)>> {
+    use rayon::prelude::*;
     let n = dates.len();
-    {
-        let nq = qblock.len();
-        let q: Vec<f32> = qblock.iter().flat_map(|q| q.vector.iter().copied()).collect();
-        let cuts: Vec<CompiledCutoff> = qblock.iter().map(|q| q.cutoff.compile()).collect();
-        let mut heaps: Vec<TopK> = (0..nq).map(|_| TopK::new(k)).collect();
-        let mut scores = vec![0f32; nq * BLOCK];
-        for start in (0..n).step_by(BLOCK) {
-            let len = BLOCK.min(n - start);
-            let docs = &all[start * dim..(start + len) * dim];
-            // scores (nq × len) = q (nq × dim) · docsᵀ (dim × len); docs is row-major len × dim,
-            // so its transpose has row stride 1 and column stride dim.
-            // SAFETY: the pointers and strides describe the slices' own extents.
-            unsafe {
-                matrixmultiply::sgemm(nq, dim, len, 1.0, q.as_ptr(), dim as isize, 1, docs.as_ptr(), 1, dim as isize, 0.0, scores.as_mut_ptr(), len as isize, 1);
-            }
-            for (qi, heap) in heaps.iter_mut().enumerate() {
-                let cut = &cuts[qi];
-                let exclude = qblock[qi].exclude;
-                let mut floor = heap.floor();
-                for (j, &s) in scores[qi * len..(qi + 1) * len].iter().enumerate() {
-                    // Most scores fall below the k-th kept one: skip them before the date check.
-                    if s < floor {
-                        continue;
-                    }
-                    let rank = (start + j) as u32;
-                    if cut.admits(dates[start + j]) && Some(rank) != exclude {
-                        heap.push(s, rank);
-                        floor = heap.floor();
+    // Ranks by date key, undated (`DayNumber::MAX`) last.
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by_key(|&rank| dates[rank as usize]);
+    let keys: Vec<DayNumber> = order.iter().map(|&rank| dates[rank as usize]).collect();
+    let ranges: Vec<[Range<u32>; 2]> = queries.iter().map(|q| q.cutoff.compile().ranges(&keys)).collect();
+    // Queries with similar cutoffs share a block, so each block's columns stay few.
+    let mut by_cutoff: Vec<usize> = (0..queries.len()).collect();
+    by_cutoff.sort_by_key(|&i| (ranges[i][0].end, ranges[i][1].start));
+    struct QueryBlock {
+        members: Vec<usize>,
+        /// The members' vectors as [`columns`].
+        vectors: Vec<f32>,
+        heaps: Vec<TopK>,
+    }
+    let mut qblocks: Vec<QueryBlock> = by_cutoff
+        .chunks(query_block)
+        .map(|members| QueryBlock {
+            members: members.to_vec(),
+            vectors: columns(members.iter().map(|&i| queries[i].vector), dim),
+            heaps: members.iter().map(|_| TopK::new(k)).collect(),
+        })
+        .collect();
+    // One score buffer per thread of the pool.
+    let buffers: Vec<std::sync::Mutex<Vec<f32>>> = (0..rayon::current_num_threads()).map(|_| std::sync::Mutex::new(Vec::new())).collect();
+    let mut docs = vec![0f32; block.min(n) * dim];
+    for start in (0..n).step_by(block) {
+        let end = (start + block).min(n);
+        docs[..(end - start) * dim].par_chunks_mut(dim).zip(&order[start..end]).for_each(|(row, &rank)| row.copy_from_slice(&all[rank as usize * dim..][..dim]));
+        let docs = &docs;
+        qblocks.par_iter_mut().for_each(|qb| {
+            // The columns of this document block that some query of the block admits.
+            let (mut lo, mut hi) = (end, start);
+            for &i in &qb.members {
+                for r in &ranges[i] {
+                    let (a, b) = ((r.start as usize).max(start), (r.end as usize).min(end));
+                    if a < b {
+                        (lo, hi) = (lo.min(a), hi.max(b));
                     }
                 }
             }
+            if lo >= hi {
+                return;
+            }
+            let (nq, cols) = (qb.members.len(), hi - lo);
+            let slot = rayon::current_thread_index().unwrap_or(0) % buffers.len();
+            let mut scores = buffers[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            scores.resize(nq * cols, 0.0);
+            product(&qb.vectors, nq, &docs[(lo - start) * dim..(hi - start) * dim], cols, dim, &mut scores);
+            for (m, heap) in qb.heaps.iter_mut().enumerate() {
+                let (range, exclude) = (&ranges[qb.members[m]], queries[qb.members[m]].exclude);
+                keep_best(heap, &scores[m * cols..(m + 1) * cols], |j| {
+                    let at = (lo + j) as u32;
+                    let rank = order[lo + j];
+                    (range.iter().any(|r| r.contains(&at)) && Some(rank) != exclude).then_some(rank)
+                });
+            }
+        });
+    }
+    let mut out: Vec<Vec<(u32, f32)>> = vec![Vec::new(); queries.len()];
+    for qb in qblocks {
+        for (i, heap) in qb.members.into_iter().zip(qb.heaps) {
+            out[i] = sorted(heap);
         }
-        heaps.into_iter().map(sorted).collect()
+    }
+    out
+}
+
+/// Query vectors as the left operand of [`product`]: `dim` rows of one value per query (the
+/// vectors as columns).
+fn columns<'v>(vectors: impl ExactSizeIterator<Item = &'v [f32]>, dim: usize) -> Vec<f32> {
+    let nq = vectors.len();
+    let mut out = vec![0f32; nq * dim];
+    for (j, vector) in vectors.enumerate() {
+        for (i, &x) in vector.iter().enumerate().take(dim) {
+            out[i * nq + j] = x;
+        }
+    }
+    out
+}
+
+/// `scores` (`nq × len`, row-major) = `q` · `docs`ᵀ, with `q` the `nq` query vectors as
+/// [`columns`] and `docs` `len` rows of `dim`.
+///
+/// Through the `gemm` crate's AVX-512 kernels (about a fifth faster here than `matrixmultiply`'s
+/// AVX2 ones). A query's scores must not depend on the batch it comes in (a run's scores and the
+/// server's for the same query are the same bits), and `gemm` adds in one order only on its
+/// general path with one pass over the inner dimension: each score is then one sequence of
+/// multiply-adds along it. Its other paths add in other orders: its matrix-vector path (one query
+/// or one document, so both are padded to two), its small-product path (taken when the queries'
+/// values are contiguous, so they come as columns) and several passes over a long inner
+/// dimension (so it goes in fixed slices of [`INNER_SLICE`], one pass each, added in order).
+fn product(q: &[f32], nq: usize, docs: &[f32], len: usize, dim: usize, scores: &mut [f32]) {
+    assert!(q.len() >= nq * dim && docs.len() >= len * dim && scores.len() >= nq * len);
+    if nq == 0 || len == 0 {
+        return;
+    }
+    if nq == 1 || len == 1 {
+        let (pq, plen) = (nq.max(2), len.max(2));
+        let mut padded_q = vec![0f32; pq * dim];
+        for i in 0..dim {
+            padded_q[i * pq..i * pq + nq].copy_from_slice(&q[i * nq..(i + 1) * nq]);
+        }
+        let mut padded_docs = docs[..len * dim].to_vec();
+        padded_docs.resize(plen * dim, 0.0);
+        let mut padded = vec![0f32; pq * plen];
+        product(&padded_q, pq, &padded_docs, plen, dim, &mut padded);
+        for row in 0..nq {
+            scores[row * len..(row + 1) * len].copy_from_slice(&padded[row * plen..row * plen + len]);
+        }
+        return;
+    }
+    for (slice, from) in (0..dim).step_by(INNER_SLICE).enumerate() {
+        let depth = INNER_SLICE.min(dim - from);
+        // gemm computes dst = alpha · dst + beta · lhs · rhs, each matrix given by its column
+        // and row strides: scores is row-major nq × len; q (nq × dim) has row stride 1 and
+        // column stride nq, its queries being columns; docsᵀ (dim × len) has column stride dim
+        // and row stride 1, docs being row-major len × dim. The first slice writes the scores,
+        // the others add to them.
+        // SAFETY: the assertion above bounds every element the strides reach.
+        unsafe {
+            gemm::gemm(nq, len, depth, scores.as_mut_ptr(), 1, len as isize, slice > 0, q.as_ptr().add(from * nq), nq as isize, 1, docs.as_ptr().add(from), dim as isize, 1, 1.0, 1.0, false, false, false, gemm::Parallelism::None);
+        }
+    }
+}
+
+/// The inner dimension's slice per `gemm` pass: at most the 512 that `gemm` takes in one pass
+/// whatever the matrices' sizes.
+const INNER_SLICE: usize = 512;
+
+/// Offers `heap` the scores of one query's row; `admit(j)` gives column `j`'s id rank when the
+/// query may have it. Most scores fall below the k-th kept one: they are skipped before `admit`.
+/// A chunk of [`LANES`] scores is first tested as a whole (one vector compare), and only a chunk
+/// with a score at or above the floor is read score by score.
+#[inline]
+fn keep_best(heap: &mut TopK, row: &[f32], admit: impl Fn(usize) -> Option<u32>) {
+    const LANES: usize = 16;
+    let mut floor = heap.floor();
+    for (c, chunk) in row.chunks(LANES).enumerate() {
+        // "Not below the floor", as the test per score reads it (a NaN is not below it either).
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        if !chunk.iter().fold(false, |any, &s| any | !(s < floor)) {
+            continue;
+        }
+        for (j, &s) in chunk.iter().enumerate() {
+            if s < floor {
+                continue;
+            }
+            if let Some(rank) = admit(c * LANES + j) {
+                heap.push(s, rank);
+                floor = heap.floor();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::corpus::PubDate;
+    use crate::retrieve::UndatedPolicy;
+
+    /// A query's score for a document is the same bits in a product of any shape: alone, in a
+    /// small product and in large ones (`gemm` takes other paths and passes for each), for
+    /// dimensions within one pass and beyond it.
+    #[test]
+    fn a_score_does_not_depend_on_the_product_it_is_in() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut value = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % 20_001) as f32 / 10_000.0 - 1.0
+        };
+        for dim in [3, 384, 768, 1100] {
+            let (queries, docs): (Vec<f32>, Vec<f32>) = ((0..300 * dim).map(|_| value()).collect(), (0..300 * dim).map(|_| value()).collect());
+            let scores = |nq: usize, len: usize| {
+                let q = columns(queries.chunks(dim).take(nq), dim);
+                let mut out = vec![0f32; nq * len];
+                product(&q, nq, &docs[..len * dim], len, dim, &mut out);
+                // The first two queries' scores for the first document.
+                [out[0].to_bits(), if nq > 1 { out[len].to_bits() } else { 0 }]
+            };
+            let alone = [scores(1, 1)[0], 0];
+            for (nq, len) in [(2, 1), (1, 2), (2, 2), (3, 5), (16, 16), (70, 70), (256, 300), (300, 256)] {
+                let got = scores(nq, len);
+                assert_eq!(got[0], alone[0], "dim {dim}: the first query's first score, alone and in {nq} × {len}");
+                if nq > 1 {
+                    assert_eq!(got[1], scores(2, 2)[1], "dim {dim}: the second query's first score, in 2 × 2 and in {nq} × {len}");
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The date-ordered batch gives every query exactly what the stored order gives it, and
+        /// what searching it alone gives it, bit for bit: over several document and query blocks,
+        /// dimensions below, at and beyond one `gemm` pass, cutoffs, undated policies and
+        /// exclusions.
+        #[test]
+        fn date_order_equals_rank_order(
+            n in 1usize..90,
+            dim in prop_oneof![1usize..9, 250usize..400, 500usize..1100],
+            seed: u64,
+            cutoffs in proptest::collection::vec((proptest::option::of(1u32..28), any::<bool>(), proptest::option::of(0u32..90)), 1..30),
+            k in 1usize..12,
+            (block, query_block) in (1usize..20, 1usize..7),
+        ) {
+            let mut state = seed | 1;
+            let mut next = move || { state ^= state << 13; state ^= state >> 7; state ^= state << 17; state };
+            // Documents drawn from a few random vectors, so that equal scores (ties) happen;
+            // random values, so that a different order of additions shows in the last bits.
+            let value = |x: u64| (x % 20_001) as f32 / 10_000.0 - 1.0;
+            let pool: Vec<Vec<f32>> = (0..12).map(|_| (0..dim).map(|_| value(next())).collect()).collect();
+            let all: Vec<f32> = (0..n).flat_map(|i| pool[(i * 7 + i / 3) % pool.len()].iter().copied()).collect();
+            let base = PubDate::parse("2000-02-01").unwrap().last_day_number();
+            let dates: Vec<DayNumber> = (0..n).map(|_| if next() % 5 == 0 { DayNumber::MAX } else { base + (next() % 28) as DayNumber }).collect();
+            let vectors: Vec<Vec<f32>> = cutoffs.iter().map(|_| (0..dim).map(|_| value(next())).collect()).collect();
+            let queries: Vec<DenseQuery> = cutoffs.iter().zip(&vectors).map(|((day, include, exclude), v)| DenseQuery {
+                vector: v,
+                cutoff: day.map_or(Cutoff::none(), |d| Cutoff::before(PubDate::parse(&format!("2000-02-{d:02}")).unwrap(), if *include { UndatedPolicy::Include } else { UndatedPolicy::Exclude })),
+                exclude: *exclude,
+            }).collect();
+            let want = exact_in_rank_order(&all, dim, &dates, &queries, k, block, query_block);
+            let got = exact_in_date_order(&all, dim, &dates, &queries, k, block, query_block);
+            let bits = |hits: &[(u32, f32)]| hits.iter().map(|&(r, s)| (r, s.to_bits())).collect::<Vec<_>>();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                prop_assert_eq!(bits(g), bits(w), "query {}", i);
+                // And the same as the query searched alone, in blocks of one document too.
+                let alone = exact_in_rank_order(&all, dim, &dates, std::slice::from_ref(&queries[i]), k, 1 + i % 2 * block, 1).remove(0);
+                prop_assert_eq!(bits(&alone), bits(w), "query {} alone", i);
+            }
+        }
     }
 }

@@ -115,6 +115,29 @@ proptest! {
     }
 }
 
+/// A batch big enough for the date-ordered exact search (real vectors, every claim under several
+/// cutoffs and undated policies, one with an excluded document) gives each query exactly what
+/// searching it alone gives.
+#[test]
+fn a_batch_in_date_order_equals_each_query_alone() {
+    let s = dense_sample();
+    let mut queries = Vec::new();
+    for (q, vector) in s.queries.iter().enumerate() {
+        for before in [None, Some("2010-06-01"), Some("2016-03-15"), Some("2020-01-01"), Some("2022-09-30"), Some("2030-01-01")] {
+            for undated in [UndatedPolicy::Exclude, UndatedPolicy::Include] {
+                let cutoff = before.map_or(Cutoff::none(), |d| Cutoff::before(PubDate::parse(d).unwrap(), undated));
+                queries.push(DenseQuery { vector, cutoff, exclude: (q == 3).then_some(17) });
+            }
+        }
+    }
+    assert!(queries.len() >= quantir::retrieve::dense::DATE_ORDER_MIN_QUERIES);
+    let batch = quantir::retrieve::dense::search(&s.index, &queries, 25, Ann::Exact, 64).unwrap();
+    for (i, query) in queries.iter().enumerate() {
+        let alone = quantir::retrieve::dense::search(&s.index, std::slice::from_ref(query), 25, Ann::Exact, 64).unwrap().remove(0);
+        assert_eq!(batch[i], alone, "query {i}");
+    }
+}
+
 #[test]
 fn hnsw_holds_recall_against_exact_under_cutoffs() {
     let s = dense_sample();
