@@ -23,6 +23,8 @@
 //! (the same table as Lucene's `SmallFloat.intToByte4`) and avglen the exact mean length. Scores
 //! are summed in f32, as Lucene does.
 
+mod kernel;
+
 use tantivy::postings::{Postings, SegmentPostings, TermInfo};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocSet, Term, TERMINATED};
@@ -235,17 +237,10 @@ impl<'a> Bm25<'a> {
             // Touched documents in chunks: each chunk's scores are taken (clearing the
             // accumulator) and those not below the floor gathered without a branch, then only
             // these few are checked against the cutoff and offered.
-            let mut gathered = [(0u32, 0f32); CHUNK];
+            let (mut docs, mut values) = ([0u32; CHUNK], [0f32; CHUNK]);
             for chunk in list[..std::mem::take(listed)].chunks(CHUNK) {
-                let floor = top.floor();
-                let mut n = 0;
-                for &doc in chunk {
-                    let d = doc as usize;
-                    let score = std::mem::take(&mut scores[d]);
-                    gathered[n] = (doc, score);
-                    n += usize::from(score >= floor);
-                }
-                for &(doc, score) in &gathered[..n] {
+                let n = kernel::take(chunk, scores, top.floor(), &mut docs, &mut values);
+                for (&doc, &score) in docs[..n].iter().zip(&values[..n]) {
                     let doc = doc as usize;
                     let rank = segment.ranks[doc];
                     if (check_dates && !cutoff.admits(segment.date_keys[doc])) || Some(rank) == exclude_rank {
@@ -386,14 +381,7 @@ impl<'a> Bm25<'a> {
                     let (Some(&first), Some(&last)) = (docs.first(), docs.last()) else { break };
                     let from = if first >= range.start { 0 } else { docs.partition_point(|&d| d < range.start) };
                     let to = if last < range.end { docs.len() } else { docs.partition_point(|&d| d < range.end) };
-                    for (&doc, &tf) in docs[from..to].iter().zip(&block.freqs()[from..to]) {
-                        let d = doc as usize;
-                        let inverse = self.norm_inverse[segment.norm_ids[d] as usize];
-                        let before = scores[d];
-                        scores[d] = before + contribution(weight, tf, inverse);
-                        list[n] = doc;
-                        n += usize::from(before == 0.0);
-                    }
+                    kernel::add(&docs[from..to], &block.freqs()[from..to], weight, &segment.norm_ids, &self.norm_inverse, scores, list, &mut n);
                     if to < docs.len() {
                         break;
                     }

@@ -1,0 +1,232 @@
+//! The exhaustive scorer's two innermost loops, where most of a search's time goes, one document
+//! after another: [`add`] adds one block of a term's postings to the accumulator, and [`take`]
+//! takes the touched documents' scores back out for selection. On CPUs with AVX-512 both go
+//! sixteen documents at a time. `add` gathers the sixteen lengths' inverse norms and scores,
+//! computes the contributions side by side, scatters the sums back and appends the first touches
+//! to the touched list with one compressing store; a block's documents are strictly increasing,
+//! so no two lanes write the same score. `take` gathers sixteen scores, scatters zeros and keeps
+//! those not below the floor with a compressing store. Every lane does the operations of
+//! [`contribution`] in its order, so both paths give the same bits (the property tests below);
+//! the scalar path takes what is left of a block and every CPU without AVX-512.
+
+use super::contribution;
+
+/// Adds the contribution of a term of weight `weight` to each `docs[i]` occurring `freqs[i]`
+/// times: `scores[doc] += contribution(…)`, and a document whose score was 0 (untouched) is
+/// appended to `list` at `*listed`. `docs` is strictly increasing; `norm_ids` holds each
+/// document's length code and `norm_inverse` each code's 1 / (k1 · (1 − b + b · len / avglen)).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn add(docs: &[u32], freqs: &[u32], weight: f32, norm_ids: &[u8], norm_inverse: &[f32; 256], scores: &mut [f32], list: &mut [u32], listed: &mut usize) {
+    #[allow(unused_mut)]
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if docs.len() >= avx512::LANES && std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; `avx512::add` checks every bound it relies on.
+        done = unsafe { avx512::add(docs, freqs, weight, norm_ids, norm_inverse, scores, list, listed) };
+    }
+    scalar(&docs[done..], &freqs[done..], weight, norm_ids, norm_inverse, scores, list, listed);
+}
+
+/// Takes the scores of the touched documents `docs` out of the accumulator (leaving 0, the
+/// untouched state) and writes those not below `floor` to `out_docs` and `out_scores` in their
+/// order, returning how many; the outputs hold at least `docs.len()` values.
+#[inline]
+pub(super) fn take(docs: &[u32], scores: &mut [f32], floor: f32, out_docs: &mut [u32], out_scores: &mut [f32]) -> usize {
+    #[allow(unused_mut)]
+    let (mut done, mut n) = (0, 0);
+    #[cfg(target_arch = "x86_64")]
+    if docs.len() >= avx512::LANES && std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; `avx512::take` checks every bound it relies on.
+        (done, n) = unsafe { avx512::take(docs, scores, floor, out_docs, out_scores) };
+    }
+    for &doc in &docs[done..] {
+        let score = std::mem::take(&mut scores[doc as usize]);
+        (out_docs[n], out_scores[n]) = (doc, score);
+        n += usize::from(score >= floor);
+    }
+    n
+}
+
+/// One posting at a time.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn scalar(docs: &[u32], freqs: &[u32], weight: f32, norm_ids: &[u8], norm_inverse: &[f32; 256], scores: &mut [f32], list: &mut [u32], listed: &mut usize) {
+    let mut n = *listed;
+    for (&doc, &tf) in docs.iter().zip(freqs) {
+        let d = doc as usize;
+        let before = scores[d];
+        scores[d] = before + contribution(weight, tf, norm_inverse[norm_ids[d] as usize]);
+        list[n] = doc;
+        n += usize::from(before == 0.0);
+    }
+    *listed = n;
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    /// Postings per step.
+    pub const LANES: usize = 16;
+
+    /// The postings of `docs` in steps of [`LANES`], while a whole step fits; returns how many
+    /// were added (the caller adds the rest one by one).
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn add(docs: &[u32], freqs: &[u32], weight: f32, norm_ids: &[u8], norm_inverse: &[f32; 256], scores: &mut [f32], list: &mut [u32], listed: &mut usize) -> usize {
+        let (w, one, tiny, zero) = (_mm512_set1_ps(weight), _mm512_set1_ps(1.0), _mm512_set1_ps(f32::from_bits(1)), _mm512_setzero_ps());
+        let low_byte = _mm512_set1_epi32(0xFF);
+        let mut n = *listed;
+        let mut i = 0;
+        while i + LANES <= docs.len().min(freqs.len()) {
+            // The step's largest document is its last. The length codes are gathered four bytes
+            // at a time (the low one kept), so three bytes past the last code must exist too.
+            let last = docs[i + LANES - 1] as usize;
+            if last > i32::MAX as usize || last + 3 >= norm_ids.len() || last >= scores.len() || n + LANES > list.len() {
+                break;
+            }
+            // SAFETY (every access below): lanes i..i + LANES of docs and freqs exist (loop
+            // condition); every document is at most `last`, inside scores and three bytes short of
+            // the end of norm_ids; a code is below 256, inside norm_inverse; the compressing store
+            // writes at most LANES values from list[n], inside list.
+            let d = unsafe { _mm512_loadu_si512(docs.as_ptr().add(i).cast()) };
+            let tf = _mm512_cvtepu32_ps(unsafe { _mm512_loadu_si512(freqs.as_ptr().add(i).cast()) });
+            let codes = _mm512_and_si512(unsafe { _mm512_i32gather_epi32::<1>(d, norm_ids.as_ptr().cast()) }, low_byte);
+            let inverse = unsafe { _mm512_i32gather_ps::<4>(codes, norm_inverse.as_ptr()) };
+            // contribution(): (weight − weight / (1 + tf · inverse)).max(smallest positive f32).
+            let c = _mm512_max_ps(_mm512_sub_ps(w, _mm512_div_ps(w, _mm512_add_ps(one, _mm512_mul_ps(tf, inverse)))), tiny);
+            let before = unsafe { _mm512_i32gather_ps::<4>(d, scores.as_ptr()) };
+            unsafe { _mm512_i32scatter_ps::<4>(scores.as_mut_ptr(), d, _mm512_add_ps(before, c)) };
+            let first = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(before, zero);
+            unsafe { _mm512_mask_compressstoreu_epi32(list.as_mut_ptr().add(n).cast(), first, d) };
+            n += first.count_ones() as usize;
+            i += LANES;
+        }
+        *listed = n;
+        i
+    }
+
+    /// [`super::take`] in steps of [`LANES`] while a whole step fits; returns how many documents
+    /// were taken and how many of them were written out.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn take(docs: &[u32], scores: &mut [f32], floor: f32, out_docs: &mut [u32], out_scores: &mut [f32]) -> (usize, usize) {
+        let (floor, zero) = (_mm512_set1_ps(floor), _mm512_setzero_ps());
+        let (mut i, mut n) = (0, 0);
+        while i + LANES <= docs.len() && n + LANES <= out_docs.len().min(out_scores.len()) {
+            // SAFETY: lanes i..i + LANES of docs exist (loop condition).
+            let d = unsafe { _mm512_loadu_si512(docs.as_ptr().add(i).cast()) };
+            // The touched list is not sorted: its largest document bounds the step.
+            let last = _mm512_reduce_max_epu32(d) as usize;
+            if last > i32::MAX as usize || last >= scores.len() {
+                break;
+            }
+            // SAFETY: every document is at most `last`, inside scores; the compressing stores
+            // write at most LANES values from n, inside both outputs (loop condition).
+            let s = unsafe { _mm512_i32gather_ps::<4>(d, scores.as_ptr()) };
+            unsafe { _mm512_i32scatter_ps::<4>(scores.as_mut_ptr(), d, zero) };
+            let kept = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(s, floor);
+            unsafe { _mm512_mask_compressstoreu_epi32(out_docs.as_mut_ptr().add(n).cast(), kept, d) };
+            unsafe { _mm512_mask_compressstoreu_ps(out_scores.as_mut_ptr().add(n).cast(), kept, s) };
+            n += kept.count_ones() as usize;
+            i += LANES;
+        }
+        (i, n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Whatever path the CPU takes gives the one-at-a-time path's scores, touched list and
+        /// count, bit for bit: blocks of any length, weights, frequencies and length codes, over
+        /// scores some of which are already touched, and documents up to the accumulator's end.
+        #[test]
+        fn the_vector_path_equals_one_posting_at_a_time(
+            max_doc in 1usize..400,
+            picks in proptest::collection::vec(any::<u16>(), 0..200),
+            freqs in proptest::collection::vec(prop_oneof![1u32..4, 1u32..300, Just(u32::MAX)], 200),
+            codes in proptest::collection::vec(any::<u8>(), 400),
+            touched in proptest::collection::vec(any::<u16>(), 0..50),
+            weight in prop_oneof![0.001f32..20.0, Just(1e-30f32)],
+            inverse_scale in prop_oneof![0.001f32..10.0, Just(f32::INFINITY), Just(1e-12f32)],
+        ) {
+            let mut docs: Vec<u32> = picks.iter().map(|&p| u32::from(p) % max_doc as u32).collect();
+            docs.sort_unstable();
+            docs.dedup();
+            let freqs = &freqs[..docs.len()];
+            let norm_ids = &codes[..max_doc];
+            let mut norm_inverse = [0f32; 256];
+            for (code, slot) in norm_inverse.iter_mut().enumerate() {
+                *slot = inverse_scale / (1.0 + code as f32);
+            }
+            // Some documents already touched by an earlier term.
+            let (mut scores, mut list, mut listed) = (vec![0f32; max_doc], vec![0u32; max_doc + 1], 0);
+            for &t in &touched {
+                let d = usize::from(t) % max_doc;
+                if scores[d] == 0.0 {
+                    scores[d] = 0.5 + d as f32;
+                    list[listed] = d as u32;
+                    listed += 1;
+                }
+            }
+            let (mut want_scores, mut want_list, mut want_listed) = (scores.clone(), list.clone(), listed);
+            scalar(&docs, freqs, weight, norm_ids, &norm_inverse, &mut want_scores, &mut want_list, &mut want_listed);
+            add(&docs, freqs, weight, norm_ids, &norm_inverse, &mut scores, &mut list, &mut listed);
+            prop_assert_eq!(listed, want_listed);
+            prop_assert_eq!(&list[..listed], &want_list[..want_listed]);
+            let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&scores), bits(&want_scores));
+        }
+    }
+
+    proptest! {
+        /// Taking candidates out of the accumulator: the same documents and scores, in the same
+        /// order, as one at a time, and the accumulator left all 0 where the documents were.
+        #[test]
+        fn taking_candidates_equals_one_at_a_time(
+            max_doc in 1usize..400,
+            picks in proptest::collection::vec(any::<u16>(), 0..300),
+            values in proptest::collection::vec(prop_oneof![0.0f32..10.0, Just(0.0f32), Just(f32::NAN)], 400),
+            floor in prop_oneof![Just(f32::NEG_INFINITY), 0.0f32..10.0],
+        ) {
+            let mut seen = std::collections::HashSet::new();
+            let docs: Vec<u32> = picks.iter().map(|&p| u32::from(p) % max_doc as u32).filter(|d| seen.insert(*d)).collect();
+            let scores: Vec<f32> = values[..max_doc].to_vec();
+            let (mut want_scores, mut want_docs, mut want_values) = (scores.clone(), vec![0u32; docs.len()], vec![0f32; docs.len()]);
+            let mut want = 0;
+            for &doc in &docs {
+                let score = std::mem::take(&mut want_scores[doc as usize]);
+                (want_docs[want], want_values[want]) = (doc, score);
+                want += usize::from(score >= floor);
+            }
+            let (mut got_scores, mut got_docs, mut got_values) = (scores.clone(), vec![0u32; docs.len()], vec![0f32; docs.len()]);
+            let got = take(&docs, &mut got_scores, floor, &mut got_docs, &mut got_values);
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(&got_docs[..got], &want_docs[..want]);
+            let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&got_values[..got]), bits(&want_values[..want]));
+            prop_assert_eq!(bits(&got_scores), bits(&want_scores));
+        }
+    }
+
+    /// The property tests above compare the vector paths with the scalar ones only where the CPU
+    /// has AVX-512; say so where it does not, instead of passing silently.
+    #[test]
+    fn reports_which_path_the_property_test_covers() {
+        #[cfg(target_arch = "x86_64")]
+        if !std::arch::is_x86_feature_detected!("avx512f") {
+            eprintln!("no AVX-512F on this CPU: the_vector_path_equals_one_posting_at_a_time compare the scalar paths with themselves");
+        }
+    }
+}
