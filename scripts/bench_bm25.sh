@@ -18,7 +18,10 @@ replica_generator=$(realpath -m "${2:-$(dirname "$generator")/make_quantemp_repl
 source "$(dirname "$0")/bench/setup.sh"
 work=bench/tmp
 out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
-rm -rf "$work"; mkdir -p "$work" "$out"
+# Only what this script writes goes: other benchmarks keep their work in bench/tmp too (the
+# replica's vectors that bench_dense_batch.sh encodes take 25 minutes).
+mkdir -p "$work" "$out"
+rm -rf "$work"/{scifact,scale,scale-src,replica,replica-src} "$work"/*.log "$work/time.txt"
 raw="$out/raw.csv"
 echo "corpus,system,step,seconds,peak_rss_mb,items" > "$raw"
 
