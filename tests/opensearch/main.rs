@@ -529,7 +529,8 @@ impl Drop for Server {
 #[test]
 fn the_server_answers_from_the_cluster_as_from_the_folder() {
     let _lock = serial();
-    let (dir, index) = quantemp_sample();
+    // The folder lives as long as its guard.
+    let (_dir, index) = quantemp_sample();
     let embedded = Server::start(&["--index", index.to_str().unwrap()]);
     let remote = Server::start(&["--backend", "opensearch", "--opensearch-index", "t-quantemp"]);
     let health: Value = reqwest::blocking::get(format!("{}/api/health", remote.url)).unwrap().json().unwrap();
