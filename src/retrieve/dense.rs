@@ -29,12 +29,14 @@ use crate::index::Index;
 /// Documents per block of the exact search.
 pub const BLOCK: usize = 4096;
 
-/// Queries per block of the exact search. Each query block streams every document vector once,
-/// and `gemm` packs each block of documents anew for every query block, so bigger blocks read and
-/// pack the vectors fewer times. On the QuanTemp++ replica (5,405 sub-queries × 165,700 vectors
-/// of 384, k 100, 2 threads, `scripts/bench_dense_batch.sh`): 256 took 2.46 s, 512 2.08 s and
-/// 1024 2.3–2.6 s (six blocks for two threads). Each thread's score buffer is then 8 MiB.
-pub const QUERY_BLOCK: usize = 512;
+/// The most queries per block of the exact search ([`query_block`] evens them out). Each query
+/// block streams every document vector once, and `gemm` packs each block of documents anew for
+/// every query block, so bigger blocks read and pack the vectors fewer times. On the QuanTemp++
+/// replica (5,405 sub-queries × 165,700 vectors of 384, k 100, 2 threads,
+/// `scripts/bench_dense_batch.sh`): blocks of at most 256 took 2.46 s, at most 512 (12 of 451)
+/// 2.04–2.25 s and at most 1024 (6 of 901) 1.89–2.11 s. Each thread's score buffer is then
+/// up to 16 MiB.
+pub const QUERY_BLOCK: usize = 1024;
 
 /// Batches of at least this many queries, some with a cutoff, search the vectors in date order
 /// (module doc). Putting them in that order reads every vector once, about what scoring them
@@ -113,26 +115,45 @@ pub fn search(index: &Index, queries: &[DenseQuery], k: usize, ann: Ann, ef: usi
 
 /// Exact search (module doc).
 fn exact(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k: usize) -> Vec<Vec<(u32, f32)>> {
+    let query_block = query_block(queries.len(), rayon::current_num_threads());
     if queries.len() >= DATE_ORDER_MIN_QUERIES && queries.iter().any(|q| q.cutoff.before.is_some()) {
-        return exact_in_date_order(all, dim, dates, queries, k, BLOCK, QUERY_BLOCK);
+        return exact_in_date_order(all, dim, dates, queries, k, BLOCK, query_block);
     }
-    exact_in_rank_order(all, dim, dates, queries, k, BLOCK, QUERY_BLOCK)
+    exact_in_rank_order(all, dim, dates, queries, k, BLOCK, query_block)
+}
+
+/// Queries per block for a batch of `n` on `threads` threads: at most [`QUERY_BLOCK`], in blocks
+/// of equal size whose number the threads divide, so that no thread is left waiting while
+/// another finishes a last block (5,405 queries on 2 threads: 12 blocks of 451, not 10 of 512
+/// and one of 285).
+fn query_block(n: usize, threads: usize) -> usize {
+    let blocks = n.div_ceil(QUERY_BLOCK).max(1).next_multiple_of(threads.max(1));
+    n.div_ceil(blocks).max(1)
 }
 
 /// Exact search over the vectors as stored: each block of `query_block` queries scores every
-/// document, `block` documents at a time.
+/// document, `block` documents at a time. With fewer query blocks than twice the threads, the
+/// documents are split into parts as well, so that every thread has work: each (query block,
+/// part) keeps its own top k, and a query's parts are merged at the end (the top k by score and
+/// rank does not depend on the order candidates come in).
 fn exact_in_rank_order(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k: usize, block: usize, query_block: usize) -> Vec<Vec<(u32, f32)>> {
     use rayon::prelude::*;
     let n = dates.len();
-    let blocks: Vec<Vec<Vec<(u32, f32)>>> = queries
-        .par_chunks(query_block)
-        .map(|qblock| {
+    let qblocks: Vec<&[DenseQuery]> = queries.chunks(query_block).collect();
+    let n_blocks = n.div_ceil(block).max(1);
+    let parts = (2 * rayon::current_num_threads()).div_ceil(qblocks.len().max(1)).clamp(1, n_blocks);
+    let tasks: Vec<(usize, usize)> = (0..qblocks.len()).flat_map(|b| (0..parts).map(move |part| (b, part))).collect();
+    let found: Vec<Vec<Vec<(f32, u32)>>> = tasks
+        .par_iter()
+        .map(|&(b, part)| {
+            let qblock = qblocks[b];
             let nq = qblock.len();
             let q = columns(qblock.iter().map(|q| q.vector), dim);
             let cuts: Vec<CompiledCutoff> = qblock.iter().map(|q| q.cutoff.compile()).collect();
             let mut heaps: Vec<TopK> = (0..nq).map(|_| TopK::new(k)).collect();
             let mut scores = vec![0f32; nq * block];
-            for start in (0..n).step_by(block) {
+            let (from, to) = ((n_blocks * part / parts) * block, ((n_blocks * (part + 1) / parts) * block).min(n));
+            for start in (from..to).step_by(block) {
                 let len = block.min(n - start);
                 product(&q, nq, &all[start * dim..(start + len) * dim], len, dim, &mut scores);
                 for (qi, heap) in heaps.iter_mut().enumerate() {
@@ -143,10 +164,22 @@ fn exact_in_rank_order(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[
                     });
                 }
             }
-            heaps.into_iter().map(sorted).collect()
+            heaps.into_iter().map(TopK::into_sorted).collect()
         })
         .collect();
-    blocks.into_iter().flatten().collect()
+    let mut out = Vec::with_capacity(queries.len());
+    for (b, qblock) in qblocks.iter().enumerate() {
+        for qi in 0..qblock.len() {
+            let mut top = TopK::new(k);
+            for part in &found[b * parts..(b + 1) * parts] {
+                for &(score, rank) in &part[qi] {
+                    top.push(score, rank);
+                }
+            }
+            out.push(sorted(top));
+        }
+    }
+    out
 }
 
 /// Exact search of a batch with cutoffs, over the vectors in date order (module doc): each
@@ -319,6 +352,24 @@ mod tests {
     use super::*;
     use crate::corpus::PubDate;
     use crate::retrieve::UndatedPolicy;
+
+    /// Query blocks are at most QUERY_BLOCK and nearly equal (the last one short by fewer
+    /// queries than there are blocks); for a run's batch their number is a multiple of the
+    /// threads.
+    #[test]
+    fn query_blocks_share_the_threads_evenly() {
+        for threads in [1, 2, 3, 8] {
+            for n in [1, 2, 7, 64, 511, 512, 513, 1024, 5405, 100_000] {
+                let size = query_block(n, threads);
+                let blocks = n.div_ceil(size);
+                assert!((1..=QUERY_BLOCK).contains(&size), "n {n}, threads {threads}: {size}");
+                assert!(blocks * size - n < blocks, "n {n}, threads {threads}: {blocks} blocks of {size}");
+                if n >= 5405 {
+                    assert_eq!(blocks % threads, 0, "n {n}, threads {threads}: {blocks} blocks of {size}");
+                }
+            }
+        }
+    }
 
     /// A query's score for a document is the same bits in a product of any shape: alone, in a
     /// small product and in large ones (`gemm` takes other paths and passes for each), for
