@@ -2,7 +2,7 @@
 //! with the date cutoff.
 //!
 //! - **Exact**: the scores of a block of [`QUERY_BLOCK`] queries against a block of [`BLOCK`]
-//!   documents are one matrix product (`matrixmultiply::sgemm`); each query keeps its top k among
+//!   documents are one matrix product (`gemm`, [`product`]); each query keeps its top k among
 //!   the documents its own cutoff admits. Exact top-k under the cutoff, as for BM25. Query blocks
 //!   run in parallel (rayon), so a whole run's sub-queries — every claim's, each with its own
 //!   cutoff — are one call that uses every core. A batch of at least
@@ -124,7 +124,7 @@ fn exact(all: &[f32], dim: usize, dates: &[DayNumber], queries: &[DenseQuery], k
 
 /// Queries per block for a batch of `n` on `threads` threads: at most [`QUERY_BLOCK`], in blocks
 /// of equal size whose number the threads divide, so that no thread is left waiting while
-/// another finishes a last block (5,405 queries on 2 threads: 12 blocks of 451, not 10 of 512
+/// another finishes a last block (5,405 queries on 2 threads: 6 blocks of 901, not 5 of 1,024
 /// and one of 285).
 fn query_block(n: usize, threads: usize) -> usize {
     let blocks = n.div_ceil(QUERY_BLOCK).max(1).next_multiple_of(threads.max(1));
@@ -287,13 +287,25 @@ fn product(q: &[f32], nq: usize, docs: &[f32], len: usize, dim: usize, scores: &
         return;
     }
     if nq == 1 || len == 1 {
+        // Only the side of one is copied: a single query's search pads its vector, not every
+        // block of documents.
         let (pq, plen) = (nq.max(2), len.max(2));
-        let mut padded_q = vec![0f32; pq * dim];
-        for i in 0..dim {
-            padded_q[i * pq..i * pq + nq].copy_from_slice(&q[i * nq..(i + 1) * nq]);
-        }
-        let mut padded_docs = docs[..len * dim].to_vec();
-        padded_docs.resize(plen * dim, 0.0);
+        let padded_q: std::borrow::Cow<[f32]> = if nq == 1 {
+            let mut padded = vec![0f32; pq * dim];
+            for i in 0..dim {
+                padded[i * pq] = q[i];
+            }
+            padded.into()
+        } else {
+            q.into()
+        };
+        let padded_docs: std::borrow::Cow<[f32]> = if len == 1 {
+            let mut padded = docs[..dim].to_vec();
+            padded.resize(plen * dim, 0.0);
+            padded.into()
+        } else {
+            docs.into()
+        };
         let mut padded = vec![0f32; pq * plen];
         product(&padded_q, pq, &padded_docs, plen, dim, &mut padded);
         for row in 0..nq {
