@@ -6,6 +6,7 @@ use std::time::Instant;
 use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED, STRING};
 use tantivy::{IndexWriter, TantivyDocument};
 
+use super::bounds::TermBounds;
 use super::dense::encode::{encode_corpus, work_dir};
 use super::dense::{Encoder, VectorDtype, Vectors};
 use super::manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest};
@@ -177,6 +178,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     writer.commit().map_err(tv)?;
     writer.wait_merging_threads().map_err(tv)?;
     progress.finish();
+    write_bounds(&index, dir, target, progress)?;
 
     let summary = &corpus.summary;
     let mut manifest = Manifest::new(config.bm25, corpus_path);
@@ -217,6 +219,36 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
         encoded,
         resumed,
     })
+}
+
+/// Computes every segment's term bounds ([`super::bounds`]), a segment per thread, and writes them
+/// into `dir`.
+fn write_bounds(index: &tantivy::Index, dir: &Path, target: &Path, progress: &dyn Progress) -> Result<()> {
+    let tv = |e| Error::tantivy(target, e);
+    let reader: tantivy::IndexReader = index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into().map_err(tv)?;
+    let searcher = reader.searcher();
+    let body = index.schema().get_field(FIELD_BODY).map_err(tv)?;
+    progress.start("term bounds", Some(searcher.segment_readers().len() as u64));
+    let computed: Vec<Result<(String, TermBounds)>> = std::thread::scope(|scope| {
+        let tasks: Vec<_> = searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| {
+                scope.spawn(move || {
+                    let inverted = segment.inverted_index(body).map_err(tv)?;
+                    let norms = segment.get_fieldnorms_reader(body).map_err(tv)?;
+                    let norm_ids: Vec<u8> = (0..segment.max_doc()).map(|d| norms.fieldnorm_id(d)).collect();
+                    let bounds = TermBounds::compute(&inverted, &norm_ids).map_err(|e| Error::io(target, e))?;
+                    progress.advance(1);
+                    Ok((segment.segment_id().uuid_string(), bounds))
+                })
+            })
+            .collect();
+        tasks.into_iter().map(|task| task.join().expect("a bounds thread panicked")).collect()
+    });
+    let segments = computed.into_iter().collect::<Result<Vec<_>>>()?;
+    progress.finish();
+    super::bounds::write(dir, &segments)
 }
 
 /// The tantivy schema described in the module doc.

@@ -9,6 +9,8 @@
 //! ├── manifest.json   format and analyzer versions, BM25 k1/b, counts, corpus path, document
 //! │                   order (`doc_order`: "date" or "corpus"); written last
 //! ├── ids.json        every document id, sorted by bytes; a document's place here is its `rank`
+//! ├── bounds.bin      per segment and term, the (length, tf) pairs that bound its BM25
+//! │                   contribution for any k1 and b (see bounds.rs); absent in older indexes
 //! ├── dense/          with --dense: vectors.f32 (see dense/vectors.rs) and, with --hnsw, the graph
 //! └── tantivy/        the tantivy index: one text field `body` (title + " " + text, the
 //!                     quantir analyzer, term frequencies and field norms, no positions),
@@ -32,12 +34,14 @@
 //! in sorted order is the same comparison without touching strings in the hot loop. `ids.json`
 //! then maps a hit back to its id without reading tantivy's compressed document store.
 
+mod bounds;
 mod build;
 pub mod dense;
 mod manifest;
 mod open;
 mod tokenizer;
 
+pub use bounds::TermBounds;
 pub use build::{build, check_target, BuildSummary, DenseConfig, IndexConfig, DOCS_PER_AUTO_THREAD};
 pub use manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest, FORMAT_VERSION};
 pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 use tantivy::schema::{Field, Value};
 use tantivy::{DocAddress, InvertedIndexReader, Searcher, TantivyDocument, Term};
 
+use super::bounds::TermBounds;
 use super::dense::{HnswGraph, Vectors};
 use super::manifest::Manifest;
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
@@ -39,6 +40,9 @@ pub struct SegmentData {
     /// then the documents a cutoff admits are a prefix and, undated ones kept, a suffix. Found
     /// from the keys themselves, so it holds whatever the manifest says.
     pub date_sorted: bool,
+    /// Each term's frontier of (length, tf) pairs ([`TermBounds`]); `None` for an index built
+    /// before `bounds.bin` existed.
+    pub bounds: Option<TermBounds>,
 }
 
 /// A document's stored fields, for display.
@@ -145,8 +149,21 @@ impl Index {
         let searcher = reader.searcher();
         let mut segments = Vec::new();
         let mut total_tokens = 0;
+        let mut bounds = super::bounds::read(dir)?;
         for segment in searcher.segment_readers() {
             let inverted = segment.inverted_index(body).map_err(tv)?;
+            let segment_bounds = match &mut bounds {
+                None => None,
+                Some(all) => {
+                    let id = segment.segment_id().uuid_string();
+                    let found = all.iter().position(|(s, _)| *s == id).map(|at| all.swap_remove(at).1);
+                    match found {
+                        Some(b) if b.num_terms() == inverted.terms().num_terms() => Some(b),
+                        Some(b) => return Err(Error::IncompatibleIndex { path: dir.to_path_buf(), what: super::bounds::FILE, found: format!("{} terms for segment {id}", b.num_terms()), supported: format!("its {} terms", inverted.terms().num_terms()) }),
+                        None => return Err(Error::IncompatibleIndex { path: dir.to_path_buf(), what: super::bounds::FILE, found: format!("no bounds for segment {id}"), supported: "a file written with the index".into() }),
+                    }
+                }
+            };
             total_tokens += inverted.total_num_tokens();
             let norms = segment.get_fieldnorms_reader(body).map_err(tv)?;
             let fast = segment.fast_fields();
@@ -166,6 +183,7 @@ impl Index {
                 ranks: docs.map(|d| rank_column.first(d).unwrap_or(u64::MAX) as u32).collect(),
                 date_sorted: date_keys.is_sorted(),
                 date_keys,
+                bounds: segment_bounds,
             });
         }
         let ids_path = dir.join("ids.json");

@@ -21,7 +21,7 @@
 //! with N the number of documents, qtf the times t occurs in the query (Anserini's bag-of-words
 //! query boosts), len(d) the document's length after tantivy's one-byte field-norm quantisation
 //! (the same table as Lucene's `SmallFloat.intToByte4`) and avglen the exact mean length. Scores
-//! are summed in f32, as Lucene does.
+//! are summed in f32, as Lucene does, heaviest term first ([`summation_order`]).
 
 mod kernel;
 
@@ -29,7 +29,7 @@ use tantivy::postings::{Postings, SegmentPostings, TermInfo};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocSet, Term, TERMINATED};
 
-use super::cutoff::Cutoff;
+use super::cutoff::{CompiledCutoff, Cutoff};
 use super::top_k::{Threshold, TopK};
 use crate::analysis::Analyzer;
 use crate::error::{Error, Result};
@@ -44,6 +44,18 @@ use crate::index::{Bm25Params, Index};
 fn contribution(weight: f32, tf: u32, inverse: f32) -> f32 {
     (weight - weight / (1.0 + tf as f32 * inverse)).max(f32::from_bits(1))
 }
+
+/// [`Strategy::Pruned`]'s cost model, in about nanoseconds on the machine of the benchmarks:
+/// adding one posting to the accumulator and later selecting its document, decoding one block of
+/// 128 postings to seek in it, and checking one candidate in one term's postings.
+const POSTING_COST: u64 = 4;
+const BLOCK_COST: u64 = 80;
+const CANDIDATE_COST: u64 = 10;
+/// Documents of the accumulator cleared per unit of cost.
+const CLEAR_DOCS_PER_COST: u64 = 8;
+/// The first touched documents whose k-th best partial score is the pruned scorer's first
+/// threshold.
+const THETA_SAMPLE: usize = 1024;
 
 /// Touched documents gathered per step of the exhaustive scorer's selection.
 const CHUNK: usize = 256;
@@ -74,8 +86,12 @@ pub struct Scratch {
     /// no branch to mispredict: about half of all postings are first touches.
     list: Vec<u32>,
     listed: usize,
-    /// MaxScore's contributions of the candidate being scored, by query-term order.
+    /// MaxScore's contributions of the candidate being scored, by summation order.
     contributions: Vec<Option<f32>>,
+    /// [`Strategy::Pruned`]'s candidates (document, partial score), in document order.
+    candidates: Vec<(u32, f32)>,
+    /// Scores' bits copied for a selection of the k-th best.
+    partials: Vec<u32>,
 }
 
 impl Scratch {
@@ -95,7 +111,7 @@ impl Scratch {
 pub enum Strategy {
     /// Term at a time: every posting of every term (inside the cutoff's ranges, in a
     /// date-ordered segment) into an accumulator, then one selection. The default: measured
-    /// faster than [`Strategy::MaxScore`] at every k, and since 2026-12-02 (a branch-free
+    /// faster than [`Strategy::MaxScore`] and [`Strategy::Pruned`] at every k, and since 2026-12-02 (a branch-free
     /// touched list and selection) about 1.7 times faster than in the figures below.
     #[default]
     Exhaustive,
@@ -112,6 +128,25 @@ pub enum Strategy {
     /// the terms whose bounds sum below the final k-th score hold 60% of the postings at
     /// k = 1000, 72% at k = 100 and 82% at k = 10.
     MaxScore,
+    /// Term at a time with exact pruning, MaxScore's idea in the exhaustive scorer's loops. Terms
+    /// go heaviest first (the order every strategy sums in), each bounded by the best contribution over its postings
+    /// ([`crate::index::TermBounds`], exact for the k1 and b in use; its weight in an index
+    /// without `bounds.bin`). Whole terms are added to the accumulator until the k-th best
+    /// partial score so far exceeds what the remaining terms could add together — then no
+    /// document untouched by then can enter the top k — and a cost model says that seeking the
+    /// remaining terms at the touched documents that can still reach it is cheaper than adding
+    /// them whole. Those candidates then take each remaining term's postings by seeking (blocks
+    /// between candidates are skipped undecoded) and are dropped as soon as they fall out of
+    /// reach. A candidate's score is the same sum in the same order as the exhaustive scorer's,
+    /// so the hits are the same bits (`tests/integration/bm25.rs`).
+    ///
+    /// Not the default: measured slower (2026-12-02, scale corpus, its 2,495 claims with their
+    /// cutoffs, one thread, whole runs): 0.68 s against 0.49 s at k = 10, 1.05 s against 0.53 s
+    /// at k = 100, 1.62 s against 0.86 s at k = 1000. Term bounds leave thousands of touched
+    /// documents within reach of the k-th score until the last few terms, and finding the
+    /// threshold and the candidates costs about what skipping their postings saves; per-block
+    /// bounds (block-max) are the next step it needs.
+    Pruned,
 }
 
 /// A query term: its weight qtf · idf and, per segment, where its postings are (none when the
@@ -194,13 +229,15 @@ impl<'a> Bm25<'a> {
 
     /// [`Bm25::search`] with a chosen [`Strategy`] (the strategies' equality is tested).
     pub fn search_with(&self, strategy: Strategy, query: &str, cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<Hit>> {
-        let terms = self.query_terms(query)?;
+        let mut terms = self.query_terms(query)?;
         if k == 0 || terms.is_empty() {
             return Ok(Vec::new());
         }
+        summation_order(&mut terms);
         let hits = match strategy {
             Strategy::MaxScore => self.maxscore(&terms, cutoff, k, exclude_rank, scratch)?,
             Strategy::Exhaustive => self.exhaustive(&terms, cutoff, k, exclude_rank, scratch)?,
+            Strategy::Pruned => self.pruned(&terms, cutoff, k, exclude_rank, scratch)?,
         };
         Ok(hits
             .into_iter()
@@ -211,43 +248,196 @@ impl<'a> Bm25<'a> {
             .collect())
     }
 
+    /// Grows the scratch for a segment of `max_doc` documents.
+    fn fit(scratch: &mut Scratch, max_doc: usize) {
+        if scratch.scores.len() < max_doc {
+            scratch.scores.resize(max_doc, 0.0);
+            // One slot more than documents: every posting writes at `list[listed]`, also once
+            // every document is listed.
+            scratch.list.resize(max_doc + 1, 0);
+        }
+    }
+
+    /// Where a segment is read and whether its candidates need a date check: a date-sorted
+    /// segment only where the cutoff admits documents, with no check; any other whole, checked.
+    fn ranges(segment: &crate::index::SegmentData, cutoff: &CompiledCutoff) -> ([std::ops::Range<u32>; 2], bool) {
+        let max_doc = segment.ranks.len() as u32;
+        match segment.date_sorted {
+            true => (cutoff.ranges(&segment.date_keys), false),
+            false => ([0..max_doc, max_doc..max_doc], true),
+        }
+    }
+
     /// Term at a time into the accumulator (module doc).
     fn exhaustive(&self, terms: &[QueryTerm], cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<(f32, u32)>> {
         let cutoff = cutoff.compile();
         let mut top = TopK::new(k);
         for (segment_ord, segment) in self.index.segments().iter().enumerate() {
-            let max_doc = segment.ranks.len();
-            if scratch.scores.len() < max_doc {
-                scratch.scores.resize(max_doc, 0.0);
-                // One slot more than documents: every posting writes at `list[listed]`, also
-                // once every document is listed.
-                scratch.list.resize(max_doc + 1, 0);
-            }
-            // A date-sorted segment is read only where the cutoff admits documents, and its
-            // candidates need no date check; any other is read whole and checked.
-            let (ranges, check_dates) = match segment.date_sorted {
-                true => (cutoff.ranges(&segment.date_keys), false),
-                false => ([0..max_doc as u32, max_doc as u32..max_doc as u32], true),
-            };
-            if let Err(e) = self.accumulate(segment_ord, terms, &ranges, scratch) {
-                scratch.reset();
-                return Err(e);
-            }
-            let Scratch { scores, list, listed, .. } = &mut *scratch;
-            // Touched documents in chunks: each chunk's scores are taken (clearing the
-            // accumulator) and those not below the floor gathered without a branch, then only
-            // these few are checked against the cutoff and offered.
-            let (mut docs, mut values) = ([0u32; CHUNK], [0f32; CHUNK]);
-            for chunk in list[..std::mem::take(listed)].chunks(CHUNK) {
-                let n = kernel::take(chunk, scores, top.floor(), &mut docs, &mut values);
-                for (&doc, &score) in docs[..n].iter().zip(&values[..n]) {
-                    let doc = doc as usize;
-                    let rank = segment.ranks[doc];
-                    if (check_dates && !cutoff.admits(segment.date_keys[doc])) || Some(rank) == exclude_rank {
-                        continue;
-                    }
-                    top.push(score, rank);
+            Self::fit(scratch, segment.ranks.len());
+            let (ranges, check_dates) = Self::ranges(segment, &cutoff);
+            for term in terms {
+                if let Err(e) = self.accumulate(segment_ord, term, &ranges, scratch) {
+                    scratch.reset();
+                    return Err(e);
                 }
+            }
+            self.select(segment, &cutoff, check_dates, exclude_rank, scratch, &mut top);
+        }
+        Ok(top.into_sorted())
+    }
+
+    /// Offers every touched document of `segment` to `top`, clearing the accumulator.
+    fn select(&self, segment: &crate::index::SegmentData, cutoff: &CompiledCutoff, check_dates: bool, exclude_rank: Option<u32>, scratch: &mut Scratch, top: &mut TopK) {
+        let Scratch { scores, list, listed, .. } = scratch;
+        // Touched documents in chunks: each chunk's scores are taken (clearing the accumulator)
+        // and those not below the floor gathered without a branch, then only these few are
+        // checked against the cutoff and offered.
+        let (mut docs, mut values) = ([0u32; CHUNK], [0f32; CHUNK]);
+        for chunk in list[..std::mem::take(listed)].chunks(CHUNK) {
+            let n = kernel::take(chunk, scores, top.floor(), &mut docs, &mut values);
+            for (&doc, &score) in docs[..n].iter().zip(&values[..n]) {
+                let doc = doc as usize;
+                let rank = segment.ranks[doc];
+                if (check_dates && !cutoff.admits(segment.date_keys[doc])) || Some(rank) == exclude_rank {
+                    continue;
+                }
+                top.push(score, rank);
+            }
+        }
+    }
+
+    /// The most the term at `term` can add to a document of segment `segment_ord`: the best
+    /// contribution over its frontier ([`crate::index::TermBounds`]), or its weight (a bound
+    /// for any k1 and b, tf / (tf + norm) < 1) in an index without bounds.
+    fn bound(&self, segment_ord: usize, term: &QueryTerm) -> f32 {
+        let segment = &self.index.segments()[segment_ord];
+        match (&segment.bounds, &term.infos[segment_ord]) {
+            (_, None) => 0.0,
+            (None, Some(_)) => term.weight,
+            (Some(bounds), Some(info)) => bounds
+                .frontier(info)
+                .map(|(code, tf)| contribution(term.weight, tf, self.norm_inverse[code as usize]))
+                .reduce(f32::max)
+                .unwrap_or(term.weight),
+        }
+    }
+
+    /// Term at a time with exact pruning (see [`Strategy::Pruned`]).
+    fn pruned(&self, terms: &[QueryTerm], cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<(f32, u32)>> {
+        let cutoff = cutoff.compile();
+        let mut top = TopK::new(k);
+        // The f32 sum of n contributions differs from their exact sum by less than n units in
+        // the last place of each partial sum; bounds are scaled up by more than that.
+        let margin = 1.0 + 4.0 * (terms.len() as f64 + 2.0) * f64::from(f32::EPSILON);
+        let below = |partial: f32, rest: f64, theta: f32| (f64::from(partial) + rest) * margin < f64::from(theta);
+        for (segment_ord, segment) in self.index.segments().iter().enumerate() {
+            let max_doc = segment.ranks.len();
+            Self::fit(scratch, max_doc);
+            let (ranges, check_dates) = Self::ranges(segment, &cutoff);
+            let admitted = |doc: u32| (!check_dates || cutoff.admits(segment.date_keys[doc as usize])) && Some(segment.ranks[doc as usize]) != exclude_rank;
+            let span: u64 = ranges.iter().map(|r| u64::from(r.end - r.start)).sum();
+            // rest[i]: the most terms[i..] can add together; postings[i]: how many they hold.
+            let (mut rest, mut postings) = (vec![0f64; terms.len() + 1], vec![0u64; terms.len() + 1]);
+            for i in (0..terms.len()).rev() {
+                rest[i] = rest[i + 1] + f64::from(self.bound(segment_ord, &terms[i]));
+                postings[i] = postings[i + 1] + terms[i].infos[segment_ord].as_ref().map_or(0, |info| u64::from(info.doc_freq));
+            }
+            // The k-th best score is at least theta: from earlier segments' hits, then from
+            // this one's partial scores, which only grow.
+            let mut theta = top.floor();
+            // Phase 1: whole terms into the accumulator, until no document untouched so far can
+            // reach theta with the terms left and seeking the rest at the touched documents
+            // that still can is estimated cheaper than adding them whole.
+            //
+            // The touched list is in first-touch order, and a document first touched by term j
+            // scores at most rest[j] in the end. So once theta exceeds rest[j], the candidates
+            // are all among the documents touched before term j: a short prefix of the list,
+            // read without scanning the accumulator. theta itself comes from the documents
+            // touched first (any subset's k-th best partial score is a lower bound).
+            let mut next = 0;
+            let mut switch = false;
+            let mut touched_before = Vec::with_capacity(terms.len());
+            while next < terms.len() && !switch {
+                touched_before.push(scratch.listed);
+                if let Err(e) = self.accumulate(segment_ord, &terms[next], &ranges, scratch) {
+                    scratch.reset();
+                    return Err(e);
+                }
+                next += 1;
+                // theta is at most the best partial score, at most the added terms' bounds.
+                if next == terms.len() || rest[next] >= rest[0] - rest[next] {
+                    continue;
+                }
+                let Scratch { scores, list, listed, candidates, partials, .. } = &mut *scratch;
+                let touched = &list[..*listed];
+                let first = &touched[..touched.len().min(THETA_SAMPLE)];
+                theta = theta.max(match check_dates || exclude_rank.is_some() {
+                    true => kth_score(first.iter().filter(|&&doc| admitted(doc)).map(|&doc| scores[doc as usize]), k, partials),
+                    false => kth_score(first.iter().map(|&doc| scores[doc as usize]), k, partials),
+                });
+                if !below(0.0, rest[next], theta) {
+                    continue;
+                }
+                let prefix = (0..next).find(|&j| below(0.0, rest[j], theta)).map_or(touched.len(), |j| touched_before[j]);
+                // Below this partial score a document cannot reach theta: counted without a
+                // branch, gathered only when phase 2 starts.
+                let floor = ((f64::from(theta) / margin - rest[next]) as f32).next_down();
+                let count = touched[..prefix].iter().map(|&doc| u64::from(scores[doc as usize] >= floor)).sum::<u64>();
+                let seeking: u64 = terms[next..]
+                    .iter()
+                    .filter_map(|t| t.infos[segment_ord].as_ref())
+                    .map(|info| count.min(u64::from(info.doc_freq).div_ceil(128)) * BLOCK_COST + count * CANDIDATE_COST)
+                    .sum();
+                switch = seeking + span / CLEAR_DOCS_PER_COST < (postings[next] + *listed as u64) * POSTING_COST;
+                if switch {
+                    candidates.clear();
+                    for &doc in &touched[..prefix] {
+                        let score = scores[doc as usize];
+                        if score >= floor {
+                            candidates.push((doc, score));
+                        }
+                    }
+                    candidates.retain(|&(doc, score)| !below(score, rest[next], theta) && admitted(doc));
+                }
+            }
+            if !switch {
+                self.select(segment, &cutoff, check_dates, exclude_rank, scratch, &mut top);
+                continue;
+            }
+            // Phase 2: the candidates, in document order, take the remaining terms'
+            // contributions by seeking in their postings; the accumulator is cleared.
+            let Scratch { scores, listed, candidates, partials, .. } = &mut *scratch;
+            candidates.sort_unstable_by_key(|&(doc, _)| doc);
+            for range in &ranges {
+                scores[range.start as usize..range.end as usize].fill(0.0);
+            }
+            *listed = 0;
+            for (i, term) in terms.iter().enumerate().skip(next) {
+                let Some(info) = &term.infos[segment_ord] else { continue };
+                #[cfg(test)]
+                tests::injected_read_error().map_err(|e| Error::io(self.index.path(), e))?;
+                let mut block = segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?;
+                for (doc, score) in candidates.iter_mut() {
+                    if block.docs().last().is_some_and(|&last| last < *doc) {
+                        block.seek(*doc);
+                    }
+                    let docs = block.docs();
+                    if docs.is_empty() {
+                        break;
+                    }
+                    let at = docs.partition_point(|&d| d < *doc);
+                    if docs.get(at) == Some(doc) {
+                        let inverse = self.norm_inverse[segment.norm_ids[*doc as usize] as usize];
+                        *score += contribution(term.weight, block.freqs()[at], inverse);
+                    }
+                }
+                if i + 1 < terms.len() {
+                    theta = theta.max(kth_score(candidates.iter().map(|&(_, score)| score), k, partials));
+                }
+                candidates.retain(|&(_, score)| !below(score, rest[i + 1], theta));
+            }
+            for &(doc, score) in candidates.iter() {
+                top.push(score, segment.ranks[doc as usize]);
             }
         }
         Ok(top.into_sorted())
@@ -259,13 +449,14 @@ impl<'a> Bm25<'a> {
     /// a document they alone match cannot be kept — so only the essential terms' postings are
     /// walked, and a candidate's non-essential terms are looked up (seek) only while its bound
     /// can still reach the threshold. Documents the cutoff does not admit are dropped before
-    /// any lookup. A kept document's score is the sum of its terms' contributions in query-term
-    /// order, the exhaustive scorer's order of f32 additions, so both give identical scores.
+    /// any lookup. A kept document's score is the sum of its terms' contributions in
+    /// [`summation_order`], the exhaustive scorer's order of f32 additions, so both give
+    /// identical scores.
     fn maxscore(&self, terms: &[QueryTerm], cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<(f32, u32)>> {
         let cutoff = cutoff.compile();
         let mut top = Threshold::new(k);
         let io = |e: std::io::Error| Error::io(self.index.path(), e);
-        // A term's contribution, by query-term order, for the candidate being scored.
+        // A term's contribution, by summation order, for the candidate being scored.
         let contributions = &mut scratch.contributions;
         contributions.clear();
         contributions.resize(terms.len(), None);
@@ -343,7 +534,7 @@ impl<'a> Bm25<'a> {
                     }
                 }
                 // The exhaustive scorer's sum: 0 plus each matching term's contribution, in
-                // query-term order, in f32.
+                // summation order, in f32.
                 let mut score = 0f32;
                 for slot in contributions.iter_mut() {
                     if let Some(x) = slot.take() {
@@ -358,40 +549,57 @@ impl<'a> Bm25<'a> {
         Ok(top.into_sorted())
     }
 
-    /// Adds every query term's scores in segment `segment_ord` to the accumulator, for the
-    /// documents inside `ranges` (ascending, disjoint) alone: a term's postings are read from
-    /// the block holding a range's start (blocks before it are skipped undecoded) and left at
-    /// the range's end.
-    fn accumulate(&self, segment_ord: usize, terms: &[QueryTerm], ranges: &[std::ops::Range<u32>], scratch: &mut Scratch) -> Result<()> {
+    /// Adds the scores of `term` in segment `segment_ord` to the accumulator, for the documents
+    /// inside `ranges` (ascending, disjoint) alone: the postings are read from the block holding
+    /// a range's start (blocks before it are skipped undecoded) and left at the range's end.
+    fn accumulate(&self, segment_ord: usize, term: &QueryTerm, ranges: &[std::ops::Range<u32>], scratch: &mut Scratch) -> Result<()> {
         let segment = &self.index.segments()[segment_ord];
         let Scratch { scores, list, listed, .. } = scratch;
-        for term in terms {
-            let Some(info) = &term.infos[segment_ord] else { continue };
-            let weight = term.weight;
-            #[cfg(test)]
-            tests::injected_read_error().map_err(|e| Error::io(self.index.path(), e))?;
-            let mut block = segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?;
-            let mut n = *listed;
-            for range in ranges.iter().filter(|r| !r.is_empty()) {
-                if range.start > 0 {
-                    block.seek(range.start);
-                }
-                loop {
-                    let docs = block.docs();
-                    let (Some(&first), Some(&last)) = (docs.first(), docs.last()) else { break };
-                    let from = if first >= range.start { 0 } else { docs.partition_point(|&d| d < range.start) };
-                    let to = if last < range.end { docs.len() } else { docs.partition_point(|&d| d < range.end) };
-                    kernel::add(&docs[from..to], &block.freqs()[from..to], weight, &segment.norm_ids, &self.norm_inverse, scores, list, &mut n);
-                    if to < docs.len() {
-                        break;
-                    }
-                    block.advance();
-                }
+        let Some(info) = &term.infos[segment_ord] else { return Ok(()) };
+        let weight = term.weight;
+        #[cfg(test)]
+        tests::injected_read_error().map_err(|e| Error::io(self.index.path(), e))?;
+        let mut block = segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?;
+        let mut n = *listed;
+        for range in ranges.iter().filter(|r| !r.is_empty()) {
+            if range.start > 0 {
+                block.seek(range.start);
             }
-            *listed = n;
+            loop {
+                let docs = block.docs();
+                let (Some(&first), Some(&last)) = (docs.first(), docs.last()) else { break };
+                let from = if first >= range.start { 0 } else { docs.partition_point(|&d| d < range.start) };
+                let to = if last < range.end { docs.len() } else { docs.partition_point(|&d| d < range.end) };
+                kernel::add(&docs[from..to], &block.freqs()[from..to], weight, &segment.norm_ids, &self.norm_inverse, scores, list, &mut n);
+                if to < docs.len() {
+                    break;
+                }
+                block.advance();
+            }
         }
+        *listed = n;
         Ok(())
     }
+}
+
+/// The order in which a document's term contributions are summed, the same for every strategy
+/// so that all give the same f32 scores: weight (qtf · idf) descending, ties in first-occurrence
+/// order. The heaviest terms first is also the order in which [`Strategy::Pruned`] adds whole
+/// terms before it can prune: they hold the fewest postings and the highest bounds.
+fn summation_order(terms: &mut [QueryTerm]) {
+    terms.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+}
+
+/// The `kth` largest of `scores` (never negative; −∞ when fewer), with `buffer` as working
+/// memory: the scores' bits, which order as the scores do, select faster than the floats.
+fn kth_score(scores: impl Iterator<Item = f32>, kth: usize, buffer: &mut Vec<u32>) -> f32 {
+    buffer.clear();
+    buffer.extend(scores.map(f32::to_bits));
+    if kth == 0 || buffer.len() < kth {
+        return f32::NEG_INFINITY;
+    }
+    let at = buffer.len() - kth;
+    f32::from_bits(*buffer.select_nth_unstable(at).1)
 }
 
 #[cfg(test)]

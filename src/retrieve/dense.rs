@@ -2,7 +2,7 @@
 //! with the date cutoff.
 //!
 //! - **Exact**: the scores of a block of [`QUERY_BLOCK`] queries against a block of [`BLOCK`]
-//!   documents are one matrix product (`gemm`, [`product`]); each query keeps its top k among
+//!   documents are one matrix product (`gemm`, `product`); each query keeps its top k among
 //!   the documents its own cutoff admits. Exact top-k under the cutoff, as for BM25. Query blocks
 //!   run in parallel (rayon), so a whole run's sub-queries — every claim's, each with its own
 //!   cutoff — are one call that uses every core. A batch of at least
@@ -29,7 +29,7 @@ use crate::index::Index;
 /// Documents per block of the exact search.
 pub const BLOCK: usize = 4096;
 
-/// The most queries per block of the exact search ([`query_block`] evens them out). Each query
+/// The most queries per block of the exact search (`query_block` evens them out). Each query
 /// block streams every document vector once, and `gemm` packs each block of documents anew for
 /// every query block, so bigger blocks read and pack the vectors fewer times. On the QuanTemp++
 /// replica (5,405 sub-queries × 165,700 vectors of 384, k 100, 2 threads,

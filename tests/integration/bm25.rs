@@ -89,7 +89,8 @@ fn numbers_match_across_forms() {
 
 /// The oracle is the exhaustive scorer over an index in corpus order, where every candidate's
 /// date is checked. The same scorer over a date-ordered index (cutoffs read as document ranges,
-/// no date checks) and MaxScore over both give its hits bit for bit — the same documents, order
+/// no date checks), over one without `bounds.bin`, and MaxScore and the pruned scorer over all
+/// three give its hits bit for bit — the same documents, order
 /// and f32 scores — for random claims, k, k1, b, cutoffs, undated policies and excluded
 /// documents, over real dated QuanTemp snippets and SciFact abstracts.
 #[test]
@@ -115,7 +116,13 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
             build(&loaded, corpus, &path, &IndexConfig { threads: 2, doc_order, ..IndexConfig::default() }, &NoProgress).unwrap();
             quantir::index::Index::open(&path).unwrap()
         });
-        assert!(dated.segments().iter().all(|s| s.date_sorted));
+        assert!(dated.segments().iter().all(|s| s.date_sorted && s.bounds.is_some()));
+        // An index built before bounds.bin existed: the pruned scorer bounds terms by weight.
+        let old = dir.path().join(format!("idx{n}-old"));
+        build(&loaded, corpus, &old, &IndexConfig { threads: 2, ..IndexConfig::default() }, &NoProgress).unwrap();
+        std::fs::remove_file(old.join("bounds.bin")).unwrap();
+        let unbounded = quantir::index::Index::open(&old).unwrap();
+        assert!(unbounded.segments().iter().all(|s| s.bounds.is_none()));
         assert_eq!((index.segments().len(), dated.segments().len()), (2, 2), "two writer threads asked for: two segments to search across");
         assert_eq!(dated.manifest().doc_order, DocOrder::Date);
         if n == 0 {
@@ -135,13 +142,17 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
             let exclude = (rng.next_u64() % 4 == 0).then(|| (rng.next_u64() % index.num_docs()) as u32);
             let bm25 = Bm25::new(&index, Some(params)).unwrap();
             let exhaustive = bm25.search_with(Strategy::Exhaustive, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
-            let pruned = bm25.search_with(Strategy::MaxScore, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
             let same = |hits: Vec<quantir::retrieve::Hit>| hits.iter().map(|h| (h.rank, h.score)).collect::<Vec<_>>();
-            assert_eq!(same(pruned), same(exhaustive.clone()), "{:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
-            let by_date = Bm25::new(&dated, Some(params)).unwrap();
-            for strategy in [Strategy::Exhaustive, Strategy::MaxScore] {
-                let got = by_date.search_with(strategy, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
-                assert_eq!(same(got), same(exhaustive.clone()), "date order, {strategy:?}: {:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
+            for strategy in [Strategy::MaxScore, Strategy::Pruned] {
+                let got = bm25.search_with(strategy, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
+                assert_eq!(same(got), same(exhaustive.clone()), "{strategy:?}: {:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
+            }
+            for (layout, other) in [("date order", &dated), ("no bounds.bin", &unbounded)] {
+                let other = Bm25::new(other, Some(params)).unwrap();
+                for strategy in [Strategy::Exhaustive, Strategy::MaxScore, Strategy::Pruned] {
+                    let got = other.search_with(strategy, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
+                    assert_eq!(same(got), same(exhaustive.clone()), "{layout}, {strategy:?}: {:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
+                }
             }
             // The scratch is clean after either: a third search gives the first's answer.
             assert_eq!(bm25.search_with(Strategy::Exhaustive, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap(), exhaustive);
