@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::index::{Bm25Params, Index, StoredDocument};
 use crate::io::Progress;
 use crate::index::dense::{Encoder, TextKind};
-use crate::retrieve::{Ann, Bm25, Cutoff, DenseQuery, Retriever, Scratch, TemporalFilter, UndatedPolicy};
+use crate::retrieve::{Ann, Bm25, Cutoff, DenseQuery, Retriever, Scratch, Strategy, TemporalFilter, UndatedPolicy};
 use crate::trec::{QueryView, RankedList, Run, RunView, ScoredDoc};
 
 /// How a batch of claims is run.
@@ -41,6 +41,8 @@ pub struct RunConfig {
     pub ann: Ann,
     /// Candidates explored by an HNSW search.
     pub ef: usize,
+    /// How BM25 finds the top k (all give the same hits; speed only).
+    pub bm25_strategy: Strategy,
 }
 
 impl Default for RunConfig {
@@ -56,6 +58,7 @@ impl Default for RunConfig {
             retriever: Retriever::Bm25,
             ann: Ann::Exact,
             ef: 256,
+            bm25_strategy: Strategy::default(),
         }
     }
 }
@@ -227,7 +230,7 @@ pub fn run_ranked(
     if config.k == 0 || plan_config.depth == 0 {
         return Err(Error::InvalidArgument { name: "-k", message: "expected at least 1 document per claim and per sub-query".into() });
     }
-    let bm25 = Bm25::new(index, config.bm25)?;
+    let bm25 = Bm25::new(index, config.bm25)?.with_strategy(config.bm25_strategy);
     let started = Instant::now();
     let plans = plan_all(claims, planner, config, plan_config, progress)?;
     let results = in_pool(config.threads, || -> Result<Vec<(RankedHits, Option<Explanation>)>> {
@@ -561,7 +564,7 @@ pub fn evidence_for_claim(
 ) -> Result<ClaimEvidence> {
     let plan = planner.plan(claim)?;
     validate(&plan, config, plan_config)?;
-    let bm25 = Bm25::new(index, config.bm25)?;
+    let bm25 = Bm25::new(index, config.bm25)?.with_strategy(config.bm25_strategy);
     let plans = std::slice::from_ref(&plan);
     let dense = dense_lists(index, std::slice::from_ref(claim), plans, encoder, config, plan_config, &crate::io::NoProgress)?;
     let dense = dense.as_ref().map(|d| d[0].as_slice());

@@ -10,7 +10,7 @@ use quantir::eval::{evaluate, Completeness, Measure};
 use quantir::index::Index;
 use quantir::trec::{Qrels, QrelsFormat, DEFAULT_TAG};
 
-use quantir::retrieve::{Ann, Retriever, TemporalFilter};
+use quantir::retrieve::{Ann, Retriever, Strategy, TemporalFilter};
 
 use super::args::{BackendArgs, Bm25Args, CutoffArgs, DenseArgs, FusionArgs, PlanArgs, ThreadsArgs};
 use super::progress::Bar;
@@ -34,6 +34,10 @@ pub struct RunArgs {
     /// Documents per claim
     #[arg(short, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     k: u64,
+    /// How BM25 finds the top k: every strategy gives the same hits, bit for bit (for comparing
+    /// their speed; exhaustive is the fastest measured)
+    #[arg(long, value_enum, default_value_t = Strategy::default())]
+    bm25_strategy: Strategy,
     /// Drop a hit whose id equals the query id (BEIR convention)
     #[arg(long)]
     remove_query: bool,
@@ -130,6 +134,7 @@ fn run_config(args: &RunArgs, bm25: Option<quantir::index::Bm25Params>) -> RunCo
         retriever: args.retriever,
         ann: args.ann,
         ef: args.ef,
+        bm25_strategy: args.bm25_strategy,
     }
 }
 

@@ -47,15 +47,18 @@ fn contribution(weight: f32, tf: u32, inverse: f32) -> f32 {
 
 /// [`Strategy::Pruned`]'s cost model, in about nanoseconds on the machine of the benchmarks:
 /// adding one posting to the accumulator and later selecting its document, decoding one block of
-/// 128 postings to seek in it, and checking one candidate in one term's postings.
+/// 128 postings to seek in it, and carrying one candidate through one term (gathering, sorting,
+/// seeking, selecting). The last two were tuned on the scale corpus's claims at k = 10 (a sweep
+/// of 10 to 5,000: 200 and 200 ran fastest, 0.55 s against 0.76 s at 10 and 80).
 const POSTING_COST: u64 = 4;
-const BLOCK_COST: u64 = 80;
-const CANDIDATE_COST: u64 = 10;
+const BLOCK_COST: u64 = 200;
+const CANDIDATE_COST: u64 = 200;
 /// Documents of the accumulator cleared per unit of cost.
 const CLEAR_DOCS_PER_COST: u64 = 8;
-/// The first touched documents whose k-th best partial score is the pruned scorer's first
-/// threshold.
-const THETA_SAMPLE: usize = 1024;
+/// The first touched documents (or 2k, if more) whose k-th best partial score is the pruned
+/// scorer's threshold; a sweep on the scale corpus at k = 10 ran fastest at 256 (0.46 s, against
+/// 0.51 s at 1,024 and 0.66 s at 4,096).
+const THETA_SAMPLE: usize = 256;
 
 /// Touched documents gathered per step of the exhaustive scorer's selection.
 const CHUNK: usize = 256;
@@ -107,13 +110,15 @@ impl Scratch {
 /// How [`Bm25::search`] finds the top k. Both give the same documents with the same scores,
 /// bit for bit, for every query, k1, b, k and cutoff (`tests/integration/bm25.rs`): the choice is
 /// speed only.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Strategy {
     /// Term at a time: every posting of every term (inside the cutoff's ranges, in a
     /// date-ordered segment) into an accumulator, then one selection. The default: measured
     /// faster than [`Strategy::MaxScore`] and [`Strategy::Pruned`] at every k, and since 2026-12-02 (a branch-free
     /// touched list and selection) about 1.7 times faster than in the figures below.
     #[default]
+    #[value(help = "every posting into an accumulator, then one selection (the fastest measured)")]
     Exhaustive,
     /// Document at a time with MaxScore pruning (Turtle and Flood, 1995), bounding each term by
     /// its weight, the one bound valid for every k1 and b without index-time statistics. Measured
@@ -127,6 +132,8 @@ pub enum Strategy {
     /// 86,851 postings on average): with each term bounded by its best posting's contribution,
     /// the terms whose bounds sum below the final k-th score hold 60% of the postings at
     /// k = 1000, 72% at k = 100 and 82% at k = 10.
+    #[value(name = "maxscore", help = "document at a time with MaxScore over term weights")]
+    #[serde(rename = "maxscore")]
     MaxScore,
     /// Term at a time with exact pruning, MaxScore's idea in the exhaustive scorer's loops. Terms
     /// go heaviest first (the order every strategy sums in), each bounded by the best contribution over its postings
@@ -140,12 +147,14 @@ pub enum Strategy {
     /// reach. A candidate's score is the same sum in the same order as the exhaustive scorer's,
     /// so the hits are the same bits (`tests/integration/bm25.rs`).
     ///
-    /// Not the default: measured slower (2026-12-02, scale corpus, its 2,495 claims with their
-    /// cutoffs, one thread, whole runs): 0.68 s against 0.49 s at k = 10, 1.05 s against 0.53 s
-    /// at k = 100, 1.62 s against 0.86 s at k = 1000. Term bounds leave thousands of touched
-    /// documents within reach of the k-th score until the last few terms, and finding the
-    /// threshold and the candidates costs about what skipping their postings saves; per-block
-    /// bounds (block-max) are the next step it needs.
+    /// Not the default: no faster where it should shine and slower beyond (2026-12-02, scale
+    /// corpus, its 2,495 claims with their cutoffs, one thread, whole runs): 0.46–0.49 s against
+    /// the exhaustive scorer's 0.48–0.50 s at k = 10, 0.81 s against 0.52 s at k = 100, 1.80 s
+    /// against 0.85 s at k = 1000. Term bounds leave thousands of touched documents within reach
+    /// of the k-th score until the last few terms, and finding the threshold and the candidates
+    /// costs about what skipping their postings saves; per-block bounds (block-max) are the
+    /// next step it needs.
+    #[value(help = "term at a time with exact pruning over the index's term bounds")]
     Pruned,
 }
 
@@ -165,6 +174,8 @@ pub struct Bm25<'a> {
     params: Bm25Params,
     /// 1 / (k1 · (1 - b + b · len / avglen)) for each of the 256 field-norm codes.
     norm_inverse: [f32; 256],
+    /// How [`Bm25::search`] finds the top k.
+    strategy: Strategy,
 }
 
 impl<'a> Bm25<'a> {
@@ -180,7 +191,12 @@ impl<'a> Bm25<'a> {
             // k1 = 0 makes tf irrelevant: every matching term scores its idf (norm 0 → ∞ inverse).
             *slot = if norm > 0.0 { 1.0 / norm } else { f32::INFINITY };
         }
-        Ok(Bm25 { index, analyzer: Analyzer::default(), params, norm_inverse })
+        Ok(Bm25 { index, analyzer: Analyzer::default(), params, norm_inverse, strategy: Strategy::default() })
+    }
+
+    /// The same searcher with another [`Strategy`] for [`Bm25::search`] (`--bm25-strategy`).
+    pub fn with_strategy(self, strategy: Strategy) -> Self {
+        Bm25 { strategy, ..self }
     }
 
     /// The parameters in use.
@@ -221,10 +237,10 @@ impl<'a> Bm25<'a> {
     }
 
     /// The top `k` documents for `query` among those `cutoff` admits, best first (module doc of
-    /// [`crate::retrieve`] for the tie rule). `exclude_rank` drops one document (BEIR's
+    /// [`crate::retrieve`] for the tie rule), found by the searcher's [`Strategy`]. `exclude_rank` drops one document (BEIR's
     /// `--remove-query`).
     pub fn search(&self, query: &str, cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<Hit>> {
-        self.search_with(Strategy::default(), query, cutoff, k, exclude_rank, scratch)
+        self.search_with(self.strategy, query, cutoff, k, exclude_rank, scratch)
     }
 
     /// [`Bm25::search`] with a chosen [`Strategy`] (the strategies' equality is tested).
@@ -370,7 +386,7 @@ impl<'a> Bm25<'a> {
                 }
                 let Scratch { scores, list, listed, candidates, partials, .. } = &mut *scratch;
                 let touched = &list[..*listed];
-                let first = &touched[..touched.len().min(THETA_SAMPLE)];
+                let first = &touched[..touched.len().min(THETA_SAMPLE.max(2 * k))];
                 theta = theta.max(match check_dates || exclude_rank.is_some() {
                     true => kth_score(first.iter().filter(|&&doc| admitted(doc)).map(|&doc| scores[doc as usize]), k, partials),
                     false => kth_score(first.iter().map(|&doc| scores[doc as usize]), k, partials),
@@ -382,7 +398,15 @@ impl<'a> Bm25<'a> {
                 // Below this partial score a document cannot reach theta: counted without a
                 // branch, gathered only when phase 2 starts.
                 let floor = ((f64::from(theta) / margin - rest[next]) as f32).next_down();
-                let count = touched[..prefix].iter().map(|&doc| u64::from(scores[doc as usize] >= floor)).sum::<u64>();
+                // Counting stops where so many candidates could not pay.
+                let most = postings[next] * POSTING_COST / CANDIDATE_COST;
+                let mut count = 0;
+                for chunk in touched[..prefix].chunks(256) {
+                    count += chunk.iter().map(|&doc| u64::from(scores[doc as usize] >= floor)).sum::<u64>();
+                    if count > most {
+                        break;
+                    }
+                }
                 let seeking: u64 = terms[next..]
                     .iter()
                     .filter_map(|t| t.infos[segment_ord].as_ref())

@@ -161,3 +161,25 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
     }
     assert!(compared > 10_000, "the searches found too little to compare: {compared} hits");
 }
+
+/// `run --bm25-strategy`: every strategy writes the same run, byte for byte, over SciFact with
+/// `--remove-query` (the documents left out must be left out by each).
+#[test]
+fn every_bm25_strategy_writes_the_same_run() {
+    use crate::util::{quantir, repo};
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    quantir().args(["index", "--corpus"]).arg(repo().join("data/scifact")).arg("--index").arg(&index).assert().success();
+    let run = |strategy: &str, k: &str| {
+        let out = dir.path().join(format!("{strategy}-{k}.run"));
+        quantir().args(["run", "--remove-query", "-k", k, "--bm25-strategy", strategy, "--index"]).arg(&index).arg("--claims").arg(repo().join("data/scifact")).arg("--output").arg(&out).assert().success();
+        std::fs::read_to_string(&out).unwrap()
+    };
+    for k in ["10", "100"] {
+        let exhaustive = run("exhaustive", k);
+        assert!(exhaustive.lines().count() > 5000, "{k}: {} lines", exhaustive.lines().count());
+        for strategy in ["pruned", "maxscore"] {
+            assert!(run(strategy, k) == exhaustive, "{strategy} at k = {k} wrote another run");
+        }
+    }
+}
