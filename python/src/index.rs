@@ -358,6 +358,7 @@ impl RunSetup {
             retriever,
             ann: choice("ann", ann)?,
             ef: at_least_one("ef", ef)?,
+            ..RunConfig::default()
         };
         let fusion = FusionConfig { method: choice::<Method>("fusion", fusion)?, norm: maybe_choice("norm", norm)?, constant: choice("constant", constant)?, rrf_k, weights: weights.unwrap_or_default() };
         let hybrid = hybrid_fusion_config(hybrid_fusion, hybrid_norm)?;
