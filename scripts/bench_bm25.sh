@@ -63,6 +63,10 @@ bench_corpus() {
             timed "$name" quantir "search-cutoff-corpus-order@$k" "$n" -- $q run --index "$dir/quantir-corpus-order.idx" --claims "$claims" \
                 -k "$k" --threads 1 --output "$dir/quantir.cutoff-corpus-order.$k.run"
             cmp -s "$dir/quantir.cutoff.$k.run" "$dir/quantir.cutoff-corpus-order.$k.run" || { echo "$name k = $k: the two layouts' runs differ" >&2; exit 1; }
+            # The pruned strategy (term bounds, src/retrieve/bm25.rs) beside the default one.
+            timed "$name" quantir "search-cutoff-pruned@$k" "$n" -- $q run --index "$dir/quantir.idx" --claims "$claims" \
+                -k "$k" --threads 1 --bm25-strategy pruned --output "$dir/quantir.cutoff-pruned.$k.run"
+            cmp -s "$dir/quantir.cutoff.$k.run" "$dir/quantir.cutoff-pruned.$k.run" || { echo "$name k = $k: the pruned strategy's run differs" >&2; exit 1; }
         fi
     done
 }
@@ -102,6 +106,9 @@ for corpus in dict.fromkeys(r["corpus"] for r in rows):
         o = step.startswith("search@") and get(corpus, "quantir", step.replace("search@", "search-cutoff-corpus-order@"))
         if o:
             print(f"{'':12} the same over an index in corpus order {rate(o):10.1f} claims/s ({o['seconds']} s, peak {o['peak_rss_mb']} MB) | ratio {rate(o) / rate(b):.1f}x")
+        p = step.startswith("search@") and get(corpus, "quantir", step.replace("search@", "search-cutoff-pruned@"))
+        if p:
+            print(f"{'':12} the same with --bm25-strategy pruned {rate(p):10.1f} claims/s ({p['seconds']} s, peak {p['peak_rss_mb']} MB) | ratio {rate(p) / rate(b):.1f}x")
         i = step == "index" and get(corpus, "quantir", "index-corpus-order")
         if i:
             print(f"{'':12} quantir in corpus order {rate(i):10.1f} docs/s ({i['seconds']} s, peak {i['peak_rss_mb']} MB) | ratio {rate(i) / rate(b):.1f}x")
