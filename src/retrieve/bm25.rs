@@ -21,7 +21,10 @@
 //! with N the number of documents, qtf the times t occurs in the query (Anserini's bag-of-words
 //! query boosts), len(d) the document's length after tantivy's one-byte field-norm quantisation
 //! (the same table as Lucene's `SmallFloat.intToByte4`) and avglen the exact mean length. Scores
-//! are summed in f32, as Lucene does, heaviest term first ([`summation_order`]).
+//! are summed in f32, as Lucene does, in the query's term order (first occurrences): the order of
+//! a Lucene BooleanQuery's clauses, so that an OpenSearch node's scores are the same floats and
+//! near-ties fall the same way (`python/tests/test_opensearch.py`). Every [`Strategy`] sums in
+//! that order.
 
 mod kernel;
 
@@ -89,7 +92,7 @@ pub struct Scratch {
     /// no branch to mispredict: about half of all postings are first touches.
     list: Vec<u32>,
     listed: usize,
-    /// MaxScore's contributions of the candidate being scored, by summation order.
+    /// MaxScore's contributions of the candidate being scored, by query-term order.
     contributions: Vec<Option<f32>>,
     /// [`Strategy::Pruned`]'s candidates (document, partial score), in document order.
     candidates: Vec<(u32, f32)>,
@@ -136,24 +139,25 @@ pub enum Strategy {
     #[serde(rename = "maxscore")]
     MaxScore,
     /// Term at a time with exact pruning, MaxScore's idea in the exhaustive scorer's loops. Terms
-    /// go heaviest first (the order every strategy sums in), each bounded by the best contribution over its postings
-    /// ([`crate::index::TermBounds`], exact for the k1 and b in use; its weight in an index
-    /// without `bounds.bin`). Whole terms are added to the accumulator until the k-th best
-    /// partial score so far exceeds what the remaining terms could add together — then no
-    /// document untouched by then can enter the top k — and a cost model says that seeking the
-    /// remaining terms at the touched documents that can still reach it is cheaper than adding
-    /// them whole. Those candidates then take each remaining term's postings by seeking (blocks
-    /// between candidates are skipped undecoded) and are dropped as soon as they fall out of
-    /// reach. A candidate's score is the same sum in the same order as the exhaustive scorer's,
-    /// so the hits are the same bits (`tests/integration/bm25.rs`).
+    /// go in query order (the order every strategy sums in), each bounded by the best
+    /// contribution over its postings ([`crate::index::TermBounds`], exact for the k1 and b in
+    /// use; its weight in an index without `bounds.bin`). Whole terms are added to the
+    /// accumulator until the k-th best partial score so far exceeds what the remaining terms
+    /// could add together — then no document untouched by then can enter the top k — and a cost
+    /// model says that seeking the remaining terms at the touched documents that can still reach
+    /// it is cheaper than adding them whole. Those candidates then take each remaining term's
+    /// postings by seeking (blocks between candidates are skipped undecoded) and are dropped as
+    /// soon as they fall out of reach. A candidate's score is the same sum in the same order as
+    /// the exhaustive scorer's, so the hits are the same bits (`tests/integration/bm25.rs`).
     ///
-    /// Not the default: no faster where it should shine and slower beyond (2026-12-02, scale
-    /// corpus, its 2,495 claims with their cutoffs, one thread, whole runs): 0.46–0.49 s against
-    /// the exhaustive scorer's 0.48–0.50 s at k = 10, 0.81 s against 0.52 s at k = 100, 1.80 s
-    /// against 0.85 s at k = 1000. Term bounds leave thousands of touched documents within reach
-    /// of the k-th score until the last few terms, and finding the threshold and the candidates
-    /// costs about what skipping their postings saves; per-block bounds (block-max) are the
-    /// next step it needs.
+    /// Not the default: slower (2026-12-02, scale corpus, its 2,495 claims with their cutoffs,
+    /// one thread, whole runs): 1.53 s against the exhaustive scorer's 0.48 s at k = 10, 1.71 s
+    /// against 0.52 s at k = 100, 2.10 s against 0.84 s at k = 1000. Adding the heaviest terms
+    /// first made it as fast as the exhaustive scorer at k = 10 (0.44 s against 0.47 s), but
+    /// summing in another order than the query's broke the equality of scores with an OpenSearch
+    /// node; and even then term bounds leave thousands of touched documents within reach of the
+    /// k-th score until the last few terms. What it needs next: heaviest terms first with each
+    /// final candidate re-summed in query order, and per-block bounds (block-max).
     #[value(help = "term at a time with exact pruning over the index's term bounds")]
     Pruned,
 }
@@ -245,11 +249,10 @@ impl<'a> Bm25<'a> {
 
     /// [`Bm25::search`] with a chosen [`Strategy`] (the strategies' equality is tested).
     pub fn search_with(&self, strategy: Strategy, query: &str, cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<Hit>> {
-        let mut terms = self.query_terms(query)?;
+        let terms = self.query_terms(query)?;
         if k == 0 || terms.is_empty() {
             return Ok(Vec::new());
         }
-        summation_order(&mut terms);
         let hits = match strategy {
             Strategy::MaxScore => self.maxscore(&terms, cutoff, k, exclude_rank, scratch)?,
             Strategy::Exhaustive => self.exhaustive(&terms, cutoff, k, exclude_rank, scratch)?,
@@ -474,13 +477,13 @@ impl<'a> Bm25<'a> {
     /// walked, and a candidate's non-essential terms are looked up (seek) only while its bound
     /// can still reach the threshold. Documents the cutoff does not admit are dropped before
     /// any lookup. A kept document's score is the sum of its terms' contributions in
-    /// [`summation_order`], the exhaustive scorer's order of f32 additions, so both give
+    /// query-term order, the exhaustive scorer's order of f32 additions, so both give
     /// identical scores.
     fn maxscore(&self, terms: &[QueryTerm], cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<(f32, u32)>> {
         let cutoff = cutoff.compile();
         let mut top = Threshold::new(k);
         let io = |e: std::io::Error| Error::io(self.index.path(), e);
-        // A term's contribution, by summation order, for the candidate being scored.
+        // A term's contribution, by query-term order, for the candidate being scored.
         let contributions = &mut scratch.contributions;
         contributions.clear();
         contributions.resize(terms.len(), None);
@@ -558,7 +561,7 @@ impl<'a> Bm25<'a> {
                     }
                 }
                 // The exhaustive scorer's sum: 0 plus each matching term's contribution, in
-                // summation order, in f32.
+                // query-term order, in f32.
                 let mut score = 0f32;
                 for slot in contributions.iter_mut() {
                     if let Some(x) = slot.take() {
@@ -606,13 +609,6 @@ impl<'a> Bm25<'a> {
     }
 }
 
-/// The order in which a document's term contributions are summed, the same for every strategy
-/// so that all give the same f32 scores: weight (qtf · idf) descending, ties in first-occurrence
-/// order. The heaviest terms first is also the order in which [`Strategy::Pruned`] adds whole
-/// terms before it can prune: they hold the fewest postings and the highest bounds.
-fn summation_order(terms: &mut [QueryTerm]) {
-    terms.sort_by(|a, b| b.weight.total_cmp(&a.weight));
-}
 
 /// The `kth` largest of `scores` (never negative; −∞ when fewer), with `buffer` as working
 /// memory: the scores' bits, which order as the scores do, select faster than the floats.
