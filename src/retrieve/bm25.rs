@@ -315,12 +315,9 @@ impl<'a> Bm25<'a> {
         for chunk in list[..std::mem::take(listed)].chunks(CHUNK) {
             let n = kernel::take(chunk, scores, top.floor(), &mut docs, &mut values);
             for (&doc, &score) in docs[..n].iter().zip(&values[..n]) {
-                let doc = doc as usize;
-                let rank = segment.ranks[doc];
-                if (check_dates && !cutoff.admits(segment.date_keys[doc])) || Some(rank) == exclude_rank {
-                    continue;
+                if admitted(segment, cutoff, check_dates, exclude_rank, doc) {
+                    top.push(score, segment.ranks[doc as usize]);
                 }
-                top.push(score, rank);
             }
         }
     }
@@ -353,7 +350,7 @@ impl<'a> Bm25<'a> {
             let max_doc = segment.ranks.len();
             Self::fit(scratch, max_doc);
             let (ranges, check_dates) = Self::ranges(segment, &cutoff);
-            let admitted = |doc: u32| (!check_dates || cutoff.admits(segment.date_keys[doc as usize])) && Some(segment.ranks[doc as usize]) != exclude_rank;
+            let admitted = |doc: u32| admitted(segment, &cutoff, check_dates, exclude_rank, doc);
             let span: u64 = ranges.iter().map(|r| u64::from(r.end - r.start)).sum();
             // rest[i]: the most terms[i..] can add together; postings[i]: how many they hold.
             let (mut rest, mut postings) = (vec![0f64; terms.len() + 1], vec![0u64; terms.len() + 1]);
@@ -404,7 +401,7 @@ impl<'a> Bm25<'a> {
                 // Counting stops where so many candidates could not pay.
                 let most = postings[next] * POSTING_COST / CANDIDATE_COST;
                 let mut count = 0;
-                for chunk in touched[..prefix].chunks(256) {
+                for chunk in touched[..prefix].chunks(CHUNK) {
                     count += chunk.iter().map(|&doc| u64::from(scores[doc as usize] >= floor)).sum::<u64>();
                     if count > most {
                         break;
@@ -441,9 +438,7 @@ impl<'a> Bm25<'a> {
             *listed = 0;
             for (i, term) in terms.iter().enumerate().skip(next) {
                 let Some(info) = &term.infos[segment_ord] else { continue };
-                #[cfg(test)]
-                tests::injected_read_error().map_err(|e| Error::io(self.index.path(), e))?;
-                let mut block = segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?;
+                let mut block = self.block_postings(segment, info)?;
                 for (doc, score) in candidates.iter_mut() {
                     if block.docs().last().is_some_and(|&last| last < *doc) {
                         block.seek(*doc);
@@ -576,6 +571,13 @@ impl<'a> Bm25<'a> {
         Ok(top.into_sorted())
     }
 
+    /// A term's block postings in `segment`, with frequencies.
+    fn block_postings(&self, segment: &crate::index::SegmentData, info: &TermInfo) -> Result<tantivy::postings::BlockSegmentPostings> {
+        #[cfg(test)]
+        tests::injected_read_error().map_err(|e| Error::io(self.index.path(), e))?;
+        segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))
+    }
+
     /// Adds the scores of `term` in segment `segment_ord` to the accumulator, for the documents
     /// inside `ranges` (ascending, disjoint) alone: the postings are read from the block holding
     /// a range's start (blocks before it are skipped undecoded) and left at the range's end.
@@ -584,9 +586,7 @@ impl<'a> Bm25<'a> {
         let Scratch { scores, list, listed, .. } = scratch;
         let Some(info) = &term.infos[segment_ord] else { return Ok(()) };
         let weight = term.weight;
-        #[cfg(test)]
-        tests::injected_read_error().map_err(|e| Error::io(self.index.path(), e))?;
-        let mut block = segment.inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs).map_err(|e| Error::io(self.index.path(), e))?;
+        let mut block = self.block_postings(segment, info)?;
         let mut n = *listed;
         for range in ranges.iter().filter(|r| !r.is_empty()) {
             if range.start > 0 {
@@ -609,6 +609,13 @@ impl<'a> Bm25<'a> {
     }
 }
 
+
+/// Whether document `doc` of `segment` may be returned: the cutoff admits it (checked only where
+/// `check_dates`; a date-sorted segment is read only inside the cutoff's ranges) and it is not
+/// the one left out.
+fn admitted(segment: &crate::index::SegmentData, cutoff: &CompiledCutoff, check_dates: bool, exclude_rank: Option<u32>, doc: u32) -> bool {
+    (!check_dates || cutoff.admits(segment.date_keys[doc as usize])) && Some(segment.ranks[doc as usize]) != exclude_rank
+}
 
 /// The `kth` largest of `scores` (never negative; −∞ when fewer), with `buffer` as working
 /// memory: the scores' bits, which order as the scores do, select faster than the floats.
