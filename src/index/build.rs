@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED, STRING};
+use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED};
 use tantivy::{IndexWriter, TantivyDocument};
 
 use super::bounds::TermBounds;
@@ -259,7 +259,7 @@ pub(super) fn schema() -> Schema {
     let body = TextOptions::default()
         .set_indexing_options(TextFieldIndexing::default().set_tokenizer(TOKENIZER_NAME).set_index_option(IndexRecordOption::WithFreqs).set_fieldnorms(true));
     builder.add_text_field(FIELD_BODY, body);
-    builder.add_text_field(FIELD_ID, STRING | STORED);
+    builder.add_text_field(FIELD_ID, STORED);
     builder.add_text_field(FIELD_TITLE, STORED);
     builder.add_text_field(FIELD_TEXT, STORED);
     builder.add_text_field(FIELD_URL, STORED);
