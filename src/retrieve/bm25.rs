@@ -65,6 +65,9 @@ const THETA_SAMPLE: usize = 256;
 
 /// Touched documents gathered per step of the exhaustive scorer's selection.
 const CHUNK: usize = 256;
+/// The selection reads the accumulator in order, not the touched list, once at least one
+/// document in this many of the span read is touched.
+const SWEEP_WHEN_TOUCHED_OF: usize = 8;
 
 /// One retrieved document.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -300,24 +303,43 @@ impl<'a> Bm25<'a> {
                     return Err(e);
                 }
             }
-            self.select(segment, &cutoff, check_dates, exclude_rank, scratch, &mut top);
+            self.select(segment, &ranges, &cutoff, check_dates, exclude_rank, scratch, &mut top);
         }
         Ok(top.into_sorted())
     }
 
-    /// Offers every touched document of `segment` to `top`, clearing the accumulator.
-    fn select(&self, segment: &crate::index::SegmentData, cutoff: &CompiledCutoff, check_dates: bool, exclude_rank: Option<u32>, scratch: &mut Scratch, top: &mut TopK) {
+    /// Offers every touched document of `segment` to `top`, clearing the accumulator; `ranges`
+    /// are where the segment was read (every touched document is inside them).
+    #[allow(clippy::too_many_arguments)]
+    fn select(&self, segment: &crate::index::SegmentData, ranges: &[std::ops::Range<u32>], cutoff: &CompiledCutoff, check_dates: bool, exclude_rank: Option<u32>, scratch: &mut Scratch, top: &mut TopK) {
         let Scratch { scores, list, listed, .. } = scratch;
+        let touched = std::mem::take(listed);
+        let span: usize = ranges.iter().map(|r| r.len()).sum();
         // Touched documents in chunks: each chunk's scores are taken (clearing the accumulator)
         // and those not below the floor gathered without a branch, then only these few are
-        // checked against the cutoff and offered.
+        // checked against the cutoff and offered. The chunks are the touched list's, or, once
+        // so many documents are touched that reading the accumulator in order is cheaper than
+        // gathering from it, the ranges' (the same documents offered, so the same top k).
         let (mut docs, mut values) = ([0u32; CHUNK], [0f32; CHUNK]);
-        for chunk in list[..std::mem::take(listed)].chunks(CHUNK) {
-            let n = kernel::take(chunk, scores, top.floor(), &mut docs, &mut values);
+        let offer = |n: usize, docs: &[u32; CHUNK], values: &[f32; CHUNK], top: &mut TopK| {
             for (&doc, &score) in docs[..n].iter().zip(&values[..n]) {
                 if admitted(segment, cutoff, check_dates, exclude_rank, doc) {
                     top.push(score, segment.ranks[doc as usize]);
                 }
+            }
+        };
+        if touched * SWEEP_WHEN_TOUCHED_OF >= span {
+            for range in ranges {
+                for start in range.clone().step_by(CHUNK) {
+                    let end = (start + CHUNK as u32).min(range.end);
+                    let n = kernel::sweep(&mut scores[start as usize..end as usize], start, top.floor(), &mut docs, &mut values);
+                    offer(n, &docs, &values, top);
+                }
+            }
+        } else {
+            for chunk in list[..touched].chunks(CHUNK) {
+                let n = kernel::take(chunk, scores, top.floor(), &mut docs, &mut values);
+                offer(n, &docs, &values, top);
             }
         }
     }
@@ -425,7 +447,7 @@ impl<'a> Bm25<'a> {
                 }
             }
             if !switch {
-                self.select(segment, &cutoff, check_dates, exclude_rank, scratch, &mut top);
+                self.select(segment, &ranges, &cutoff, check_dates, exclude_rank, scratch, &mut top);
                 continue;
             }
             // Phase 2: the candidates, in document order, take the remaining terms'

@@ -1,6 +1,7 @@
-//! The exhaustive scorer's two innermost loops, where most of a search's time goes, one document
+//! The exhaustive scorer's innermost loops, where most of a search's time goes, one document
 //! after another: [`add`] adds one block of a term's postings to the accumulator, and [`take`]
-//! takes the touched documents' scores back out for selection. On CPUs with AVX-512 both go
+//! takes the touched documents' scores back out for selection ([`sweep`] does the same for a
+//! whole span of the accumulator, in order, when most of it is touched). On CPUs with AVX-512 both go
 //! sixteen documents at a time. `add` gathers the sixteen lengths' inverse norms and scores,
 //! computes the contributions side by side, scatters the sums back and appends the first touches
 //! to the touched list; a block's documents are strictly increasing, so no two lanes write the
@@ -47,6 +48,29 @@ pub(super) fn take(docs: &[u32], scores: &mut [f32], floor: f32, out_docs: &mut 
         let score = std::mem::take(&mut scores[doc as usize]);
         (out_docs[n], out_scores[n]) = (doc, score);
         n += usize::from(score >= floor);
+    }
+    n
+}
+
+/// [`take`] for a whole span of the accumulator instead of a list of touched documents: the
+/// touched documents (a score above 0) of `scores`, the accumulator's documents `base..` in
+/// order, not below `floor` go to `out_docs` (as `base + i`) and `out_scores` in document order,
+/// and the span is left all 0. Reads and writes the accumulator in order, without gathers or
+/// scatters: cheaper than [`take`] once a good share of the span is touched. The outputs hold at
+/// least `scores.len()` values.
+#[inline]
+pub(super) fn sweep(scores: &mut [f32], base: u32, floor: f32, out_docs: &mut [u32], out_scores: &mut [f32]) -> usize {
+    #[allow(unused_mut)]
+    let (mut done, mut n) = (0, 0);
+    #[cfg(target_arch = "x86_64")]
+    if scores.len() >= avx512::LANES && std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; `avx512::sweep` checks every bound it relies on.
+        (done, n) = unsafe { avx512::sweep(scores, base, floor, out_docs, out_scores) };
+    }
+    for (i, slot) in scores.iter_mut().enumerate().skip(done) {
+        let score = std::mem::take(slot);
+        (out_docs[n], out_scores[n]) = (base + i as u32, score);
+        n += usize::from(score > 0.0 && score >= floor);
     }
     n
 }
@@ -142,6 +166,34 @@ mod avx512 {
         }
         (i, n)
     }
+
+    /// [`super::sweep`] in steps of [`LANES`] while a whole step fits; returns how many documents
+    /// were swept and how many of them were written out.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn sweep(scores: &mut [f32], base: u32, floor: f32, out_docs: &mut [u32], out_scores: &mut [f32]) -> (usize, usize) {
+        let (floor, zero) = (_mm512_set1_ps(floor), _mm512_setzero_ps());
+        let steps = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let (mut i, mut n) = (0, 0);
+        while i + LANES <= scores.len() && n + LANES <= out_docs.len().min(out_scores.len()) {
+            // SAFETY: lanes i..i + LANES of scores exist (loop condition).
+            let s = unsafe { _mm512_loadu_ps(scores.as_ptr().add(i)) };
+            let kept = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(s, floor) & _mm512_cmp_ps_mask::<_CMP_GT_OQ>(s, zero);
+            if kept != 0 {
+                let d = _mm512_add_epi32(_mm512_set1_epi32(base.wrapping_add(i as u32) as i32), steps);
+                // SAFETY: the stores write LANES values from n, inside both outputs (loop condition).
+                unsafe { _mm512_storeu_si512(out_docs.as_mut_ptr().add(n).cast(), _mm512_maskz_compress_epi32(kept, d)) };
+                unsafe { _mm512_storeu_ps(out_scores.as_mut_ptr().add(n), _mm512_maskz_compress_ps(kept, s)) };
+                n += kept.count_ones() as usize;
+            }
+            // SAFETY: as the load.
+            unsafe { _mm512_storeu_ps(scores.as_mut_ptr().add(i), zero) };
+            i += LANES;
+        }
+        (i, n)
+    }
 }
 
 #[cfg(test)]
@@ -220,6 +272,32 @@ mod tests {
             let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             prop_assert_eq!(bits(&got_values[..got]), bits(&want_values[..want]));
             prop_assert_eq!(bits(&got_scores), bits(&want_scores));
+        }
+    }
+
+    proptest! {
+        /// Sweeping a span of the accumulator: the touched documents not below the floor, in
+        /// document order, numbered from the span's base, with their scores; the span left all 0.
+        #[test]
+        fn sweeping_equals_one_at_a_time(
+            values in proptest::collection::vec(prop_oneof![0.0f32..10.0, Just(0.0f32), Just(0.0f32), Just(f32::NAN)], 0..400),
+            base in 0u32..1_000_000,
+            floor in prop_oneof![Just(f32::NEG_INFINITY), 0.0f32..10.0],
+        ) {
+            let (mut want_docs, mut want_values) = (Vec::new(), Vec::new());
+            for (i, &score) in values.iter().enumerate() {
+                if score > 0.0 && score >= floor {
+                    want_docs.push(base + i as u32);
+                    want_values.push(score);
+                }
+            }
+            let mut scores = values.clone();
+            let (mut docs, mut got_values) = (vec![0u32; values.len()], vec![0f32; values.len()]);
+            let n = sweep(&mut scores, base, floor, &mut docs, &mut got_values);
+            prop_assert_eq!(&docs[..n], &want_docs[..]);
+            let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&got_values[..n]), bits(&want_values));
+            prop_assert!(scores.iter().all(|&s| s.to_bits() == 0));
         }
     }
 
