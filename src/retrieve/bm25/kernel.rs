@@ -1,18 +1,19 @@
 //! The exhaustive scorer's innermost loops, where most of a search's time goes, one document
-//! after another: [`add`] adds one block of a term's postings to the accumulator, and [`take`]
-//! takes the touched documents' scores back out for selection ([`sweep`] does the same for a
-//! whole span of the accumulator, in order, when most of it is touched). On CPUs with AVX-512 both go
-//! sixteen documents at a time. `add` gathers the sixteen lengths' inverse norms and scores,
+//! after another: [`add`] adds one block of a term's postings to the accumulator, [`take`] takes
+//! the touched documents' scores back out for selection, and [`sweep`] does the same for a whole
+//! span of the accumulator, in order, when much of it is touched. On CPUs with AVX-512 all three
+//! go sixteen documents at a time. `add` gathers the sixteen lengths' inverse norms and scores,
 //! computes the contributions side by side, scatters the sums back and appends the first touches
 //! to the touched list; a block's documents are strictly increasing, so no two lanes write the
-//! same score. `take` gathers sixteen scores, scatters zeros and keeps those not below the floor.
-//! Both keep lanes by compressing them in a register and storing all sixteen (the next step
-//! overwrites those past the kept ones), never with the compressing store to memory: on AMD Zen 4
-//! that instruction is microcoded and slow, and replacing it made whole runs 1.6 to 1.7 times
-//! faster (2026-12-02, scale corpus, 2,495 claims, one thread: 1.66 s to 1.01 s at k = 10). Every lane does the operations of
-//! [`contribution`] in its order, so both paths give the same bits (the property tests below);
-//! the scalar path takes what is left of a block and every CPU without AVX-512.
-
+//! same score. `take` gathers sixteen scores, scatters zeros and keeps those not below the
+//! floor; `sweep` loads sixteen consecutive scores, stores zeros and keeps those not below the
+//! floor. All keep lanes by compressing them in a register and storing all sixteen (the next
+//! step overwrites those past the kept ones), never with the compressing store to memory: on AMD
+//! Zen 4 that instruction is microcoded and slow, and replacing it made whole runs 1.6 to 1.7
+//! times faster (2026-12-02, scale corpus, 2,495 claims, one thread: 1.66 s to 1.01 s at
+//! k = 10). Every lane does the operations of [`contribution`] in its order, so both paths give
+//! the same bits (the property tests below); the scalar path takes what is left of a block and
+//! every CPU without AVX-512.
 use super::contribution;
 
 /// Adds the contribution of a term of weight `weight` to each `docs[i]` occurring `freqs[i]`
