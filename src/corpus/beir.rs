@@ -8,8 +8,8 @@ use crate::error::Result;
 pub(super) fn document(fields: &Fields) -> Result<RawDocument> {
     Ok(RawDocument {
         id: fields.id("_id")?,
-        title: fields.optional_str("title")?.unwrap_or_default().to_string(),
-        text: fields.required_str("text")?.to_string(),
+        title: fields.optional_str("title")?.unwrap_or_default().into_owned(),
+        text: fields.required_str("text")?.into_owned(),
         url: None,
         date: None,
     })

@@ -1,6 +1,8 @@
 //! quantir JSONL: `{"id", "title"?, "text", "date"?, "url"?}` documents and
 //! `{"id", "text", "date"?}` claims, one object a line.
 
+use std::borrow::Cow;
+
 use super::fields::Fields;
 use super::load::{RawClaim, RawDocument};
 use crate::error::Result;
@@ -8,10 +10,10 @@ use crate::error::Result;
 pub(super) fn document(fields: &Fields) -> Result<RawDocument> {
     Ok(RawDocument {
         id: fields.id("id")?,
-        title: fields.optional_str("title")?.unwrap_or_default().to_string(),
-        text: fields.required_str("text")?.to_string(),
-        url: fields.optional_str("url")?.map(str::to_string),
-        date: fields.raw_date("date"),
+        title: fields.optional_str("title")?.unwrap_or_default().into_owned(),
+        text: fields.required_str("text")?.into_owned(),
+        url: fields.optional_str("url")?.map(Cow::into_owned),
+        date: fields.raw_date("date")?,
     })
 }
 

@@ -1,5 +1,6 @@
 //! The one loader behind every format: positions, ids, dates, empty records and errors.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -27,9 +28,9 @@ pub(super) struct RawDocument {
 /// A claim as a format reader maps it, before the shared checks.
 pub(super) struct RawClaim<'a> {
     pub id: String,
-    pub text: &'a str,
+    pub text: Cow<'a, str>,
     /// The date field's name in this format and its value.
-    pub date: Option<(&'static str, &'a str)>,
+    pub date: Option<(&'static str, Cow<'a, str>)>,
 }
 
 /// The records of a file, each with its position, and the key it was stored under (QuanTemp++
@@ -52,8 +53,7 @@ pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
         .items
         .par_iter()
         .map(|(key, record)| {
-            let map = Fields::parse(&file, record.at, record.text)?;
-            let fields = Fields { map: &map, path: &file, at: record.at };
+            let fields = Fields::parse(&file, record.at, record.text)?;
             let raw = match format {
                 Format::Beir => beir::document(&fields)?,
                 Format::Quantemp => quantemp::document(key.as_deref().unwrap_or_default(), &fields)?,
@@ -103,8 +103,7 @@ pub fn load_claims(path: &Path, format: Format, only: Option<&HashSet<String>>) 
     let mut claims = Vec::with_capacity(records.items.len());
     let mut first_line: HashMap<String, usize> = HashMap::new();
     for (index, record) in &records.items {
-        let map = Fields::parse(&file, record.at, record.text)?;
-        let fields = Fields { map: &map, path: &file, at: record.at };
+        let fields = Fields::parse(&file, record.at, record.text)?;
         let raw = match format {
             Format::Beir => beir::claim(&fields)?,
             Format::Quantemp => quantemp::claim(index.as_deref().unwrap_or_default(), &fields)?,
@@ -119,11 +118,11 @@ pub fn load_claims(path: &Path, format: Format, only: Option<&HashSet<String>>) 
         }
         let date = match raw.date {
             None => None,
-            Some((field, value)) => Some(PubDate::parse(value).ok_or_else(|| {
-                fields.error(field, "a date like 2021-03-21 (see the date forms in the README)", describe(&value.into()))
+            Some((field, value)) => Some(PubDate::parse(&value).ok_or_else(|| {
+                fields.error(field, "a date like 2021-03-21 (see the date forms in the README)", describe(&value.as_ref().into()))
             })?),
         };
-        claims.push(Claim { id: raw.id, text: raw.text.to_string(), date });
+        claims.push(Claim { id: raw.id, text: raw.text.into_owned(), date });
     }
     Ok(claims)
 }

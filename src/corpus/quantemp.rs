@@ -4,6 +4,8 @@
 //!
 //! The indexed body is the snippet, or `text` when a record has it, as in the reference code.
 
+use std::borrow::Cow;
+
 use super::fields::Fields;
 use super::load::{RawClaim, RawDocument};
 use crate::error::Result;
@@ -19,10 +21,10 @@ pub(super) fn document(key: &str, fields: &Fields) -> Result<RawDocument> {
     };
     Ok(RawDocument {
         id: key.to_string(),
-        title: fields.optional_str("title")?.unwrap_or_default().to_string(),
-        text: text.to_string(),
-        url: url.map(str::to_string),
-        date: fields.raw_date("date"),
+        title: fields.optional_str("title")?.unwrap_or_default().into_owned(),
+        text: text.into_owned(),
+        url: url.map(Cow::into_owned),
+        date: fields.raw_date("date")?,
     })
 }
 
