@@ -119,10 +119,20 @@ pub fn day_number(date: NaiveDate) -> DayNumber {
 impl std::fmt::Display for PubDate {
     /// `2022-03-21`, `2022-03` or `2022`, by precision.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // chrono's `%Y-%m-%d` for the years a parsed date has (1000–9999), without parsing a
+        // format string for each date (an index build writes one per document).
+        let (year, month, day) = (self.first.year(), self.first.month(), self.first.day());
+        if !(0..=9999).contains(&year) {
+            return match self.precision {
+                Precision::Day => write!(f, "{}", self.first.format("%Y-%m-%d")),
+                Precision::Month => write!(f, "{}", self.first.format("%Y-%m")),
+                Precision::Year => write!(f, "{}", self.first.format("%Y")),
+            };
+        }
         match self.precision {
-            Precision::Day => write!(f, "{}", self.first.format("%Y-%m-%d")),
-            Precision::Month => write!(f, "{}", self.first.format("%Y-%m")),
-            Precision::Year => write!(f, "{}", self.first.format("%Y")),
+            Precision::Day => write!(f, "{year:04}-{month:02}-{day:02}"),
+            Precision::Month => write!(f, "{year:04}-{month:02}"),
+            Precision::Year => write!(f, "{year:04}"),
         }
     }
 }
@@ -229,6 +239,18 @@ mod tests {
             (" 2022 ", "2022"),
         ] {
             assert_eq!(show(text).as_deref(), Some(want), "{text}");
+        }
+    }
+
+    /// The written form is chrono's `%Y-%m-%d` (`%Y-%m`, `%Y`) for every date, the years a
+    /// parsed date cannot have included.
+    #[test]
+    fn display_is_chronos_format() {
+        for (y, m, d) in [(2022, 3, 21), (1000, 1, 1), (9999, 12, 31), (999, 7, 4), (12, 2, 29), (0, 1, 1), (-44, 3, 15), (10000, 1, 1), (262_000, 5, 6)] {
+            let first = NaiveDate::from_ymd_opt(y, m, d).expect("a valid date");
+            for (precision, format) in [(Precision::Day, "%Y-%m-%d"), (Precision::Month, "%Y-%m"), (Precision::Year, "%Y")] {
+                assert_eq!(PubDate { first, precision }.to_string(), first.format(format).to_string(), "{first} {precision:?}");
+            }
         }
     }
 

@@ -35,10 +35,13 @@ pub use load::{claims_from, load_claims, load_corpus, ClaimFields};
 /// one place this rule is written.
 pub fn passage(title: &str, text: &str) -> String {
     if title.is_empty() {
-        text.to_string()
-    } else {
-        format!("{title} {text}")
+        return text.to_string();
     }
+    let mut passage = String::with_capacity(title.len() + 1 + text.len());
+    passage.push_str(title);
+    passage.push(' ');
+    passage.push_str(text);
+    passage
 }
 
 /// One evidence document.

@@ -12,7 +12,7 @@ use super::dense::{Encoder, VectorDtype, Vectors};
 use super::manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest};
 use super::open::{UNDATED_KEY, FIELD_BODY, FIELD_DATE, FIELD_DATE_KEY, FIELD_ID, FIELD_RANK, FIELD_TEXT, FIELD_TITLE, FIELD_URL};
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
-use crate::corpus::{Corpus, DayNumber, Document};
+use crate::corpus::{Corpus, DayNumber, Document, PubDate};
 use crate::error::{Error, Result};
 use crate::io::{AtomicDir, Progress};
 
@@ -143,9 +143,12 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     // The order documents go to the writer: each writer thread takes them in this order, so
     // every segment it makes holds them in this order too. A merge would concatenate segments
     // and break a date order, so date-ordered builds merge nothing.
+    // Each document's day, computed once (the sort compares each many times).
+    let days: Vec<Option<DayNumber>> = corpus.documents.iter().map(|d| d.date.as_ref().map(PubDate::last_day_number)).collect();
     let mut order: Vec<usize> = (0..corpus.documents.len()).collect();
     if config.doc_order == DocOrder::Date {
-        order.sort_by_key(|&i| corpus.documents[i].date.as_ref().map_or(DayNumber::MAX, |d| d.last_day_number()));
+        // Undated last; equal days in file order.
+        order.sort_unstable_by_key(|&i| (days[i].unwrap_or(DayNumber::MAX), i));
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
     }
 
@@ -161,12 +164,12 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
         if let Some(u) = &document.url {
             doc.add_text(url, u);
         }
-        match &document.date {
-            Some(d) => {
+        match (&document.date, days[i]) {
+            (Some(d), Some(day)) => {
                 doc.add_text(date, d.to_string());
-                doc.add_i64(date_key, d.last_day_number().into());
+                doc.add_i64(date_key, day.into());
             }
-            None => doc.add_i64(date_key, UNDATED_KEY),
+            _ => doc.add_i64(date_key, UNDATED_KEY),
         }
         doc.add_u64(rank_field, rank[i]);
         writer.add_document(doc).map_err(tv)?;
