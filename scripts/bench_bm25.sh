@@ -10,9 +10,14 @@
 # the whole collection, and quantir's are given both ways (no cutoff, and each claim's own date).
 # Anserini comes from PyPI alone (scripts/setup_anserini.sh). Results: bench/runs/<date>-<host>/.
 #
+# Each system builds each index INDEX_REPEATS times (default 3), the two alternating, and the
+# summary takes each one's fastest build: a build is a few seconds, and on a shared machine one
+# build's time varies by up to 40%. raw.csv keeps every build.
+#
 # usage: scripts/bench_bm25.sh [SCALE_GENERATOR [REPLICA_GENERATOR]]
 #   (default: ../shared/bench/make_scale_corpus.py and make_quantemp_replica.py)
 set -euo pipefail
+index_repeats=${INDEX_REPEATS:-3}
 generator=$(realpath -m "${1:-$(dirname "$0")/../../shared/bench/make_scale_corpus.py}")
 replica_generator=$(realpath -m "${2:-$(dirname "$generator")/make_quantemp_replica.py}")
 source "$(dirname "$0")/bench/setup.sh"
@@ -44,11 +49,15 @@ bench_corpus() {
     $py scripts/bench/to_anserini.py "$corpus" "$claims" "$dir" ${qrels:+--qrels "$qrels"}
     local docs n k
     docs=$(wc -l < "$dir/collection/docs.jsonl"); n=$(wc -l < "$dir/topics.tsv")
-    timed "$name" quantir index "$docs" -- $q index --corpus "$corpus" --index "$dir/quantir.idx" --threads 2
-    [ -n "$qrels" ] || timed "$name" quantir index-corpus-order "$docs" -- $q index --corpus "$corpus" --index "$dir/quantir-corpus-order.idx" --threads 2 --doc-order corpus
-    timed "$name" anserini index "$docs" -- "$java" -cp "$jar" io.anserini.index.IndexCollection \
-        -collection JsonCollection -input "$dir/collection" -index "$dir/anserini.idx" \
-        -generator DefaultLuceneDocumentGenerator -threads 2 -storeRaw
+    local rep
+    for rep in $(seq "$index_repeats"); do
+        rm -rf "$dir/quantir.idx" "$dir/quantir-corpus-order.idx" "$dir/anserini.idx"
+        timed "$name" quantir index "$docs" -- $q index --corpus "$corpus" --index "$dir/quantir.idx" --threads 2
+        [ -n "$qrels" ] || timed "$name" quantir index-corpus-order "$docs" -- $q index --corpus "$corpus" --index "$dir/quantir-corpus-order.idx" --threads 2 --doc-order corpus
+        timed "$name" anserini index "$docs" -- "$java" -cp "$jar" io.anserini.index.IndexCollection \
+            -collection JsonCollection -input "$dir/collection" -index "$dir/anserini.idx" \
+            -generator DefaultLuceneDocumentGenerator -threads 2 -storeRaw
+    done
     for k in $ks; do
         # Same claims, no date cutoff (Anserini has none), one thread.
         timed "$name" quantir "search@$k" "$n" -- $q run --index "$dir/quantir.idx" --claims "$dir/claims-undated.jsonl" \
@@ -87,11 +96,12 @@ fi
 
 {
     echo "# quantir vs Anserini $(basename "$jar" -fatjar.jar), $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB"
-    echo "# wall-clock per command (Anserini's includes JVM start); index: 2 threads; search: 1 thread"
+    echo "# wall-clock per command (Anserini's includes JVM start); index: 2 threads, fastest of $index_repeats builds each; search: 1 thread"
     $py - "$raw" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-get = lambda c, s, st: next((r for r in rows if r["corpus"] == c and r["system"] == s and r["step"] == st), None)
+# The fastest of a step's runs (index builds run INDEX_REPEATS times each).
+get = lambda c, s, st: min((r for r in rows if r["corpus"] == c and r["system"] == s and r["step"] == st), key=lambda r: float(r["seconds"]), default=None)
 rate = lambda r: float(r["items"]) / float(r["seconds"])
 for corpus in dict.fromkeys(r["corpus"] for r in rows):
     print(f"\n## {corpus}")
