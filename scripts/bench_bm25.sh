@@ -8,6 +8,9 @@
 # k = 10, 100 and 1000 (scale, replica), peak memory, top-k quality (SciFact nDCG@10 / R@100 by
 # pytrec_eval; scale: top-k overlap) and the ratios. Anserini has no date cutoff: its runs search
 # the whole collection, and quantir's are given both ways (no cutoff, and each claim's own date).
+# On SciFact and an NFCorpus-sized collection (make_scale_corpus.py 3633 … --claims 323) it also
+# runs bm25s (PyPI, numba and numpy backends) on the same claims at k = 10 and 1000, one thread
+# (bench_bm25s below), and prints claims/s and the ratios.
 # Anserini comes from PyPI alone (scripts/setup_anserini.sh). Results: bench/runs/<date>-<host>/.
 #
 # Each system builds each index INDEX_REPEATS times (default 3), the two alternating, and the
@@ -26,7 +29,7 @@ out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
 # Only what this script writes goes: other benchmarks keep their work in bench/tmp too (the
 # replica's vectors that bench_dense_batch.sh encodes take 25 minutes).
 mkdir -p "$work" "$out"
-rm -rf "$work"/{scifact,scale,scale-src,replica,replica-src} "$work"/*.log "$work/time.txt"
+rm -rf "$work"/{scifact,nfcorpus-sized,nfcorpus-sized-src,scale,scale-src,replica,replica-src} "$work"/*.log "$work/time.txt"
 raw="$out/raw.csv"
 echo "corpus,system,step,seconds,peak_rss_mb,items" > "$raw"
 
@@ -80,7 +83,39 @@ bench_corpus() {
     done
 }
 
+# bench_bm25s NAME REPEAT "KS": quantir's CLI and bm25s (numba and numpy backends) on the same
+# claims of bench/tmp/NAME, listed REPEAT times over (ids made unique for quantir), one thread, for
+# each k (step search-repeated@K, the fastest of 3 runs each): bm25s as its own benchmark times
+# it (scripts/bench/bm25s_peer.py), quantir from the claims file to the run file, process start
+# and index opening included.
+bench_bm25s() {
+    local name=$1 repeat=$2 ks=$3 dir=$work/$1 k rep n
+    $py - "$dir/claims-undated.jsonl" "$repeat" > "$dir/claims-repeated.jsonl" <<'PY'
+import json, sys
+claims = [json.loads(line) for line in open(sys.argv[1])]
+for r in range(int(sys.argv[2])):
+    for c in claims:
+        print(json.dumps({"id": f"{c['id']}~{r}", "text": c["text"]}))
+PY
+    n=$(wc -l < "$dir/claims-repeated.jsonl")
+    for k in $ks; do
+        for rep in 1 2 3; do
+            timed "$name" quantir "search-repeated@$k" "$n" -- $q run --index "$dir/quantir.idx" --claims "$dir/claims-repeated.jsonl" \
+                -k "$k" --threads 1 --output "$dir/quantir.repeated.$k.run"
+        done
+    done
+    # shellcheck disable=SC2086
+    $py scripts/bench/bm25s_peer.py "$dir/collection/docs.jsonl" "$dir/topics.tsv" "$repeat" $ks | sed "s/^-,/$name,/" >> "$raw"
+}
+
 bench_corpus scifact data/scifact data/scifact 1000 --remove-query data/scifact/qrels/test.tsv
+bench_bm25s scifact 20 "10 1000"
+if [ -f "$generator" ]; then
+    # NFCorpus's size (3,633 documents, 323 claims), written by the scale generator.
+    python3 "$generator" 3633 "$work/nfcorpus-sized-src" --claims 323 > /dev/null
+    bench_corpus nfcorpus-sized "$work/nfcorpus-sized-src/corpus.jsonl" "$work/nfcorpus-sized-src/claims.jsonl" "10 1000" ""
+    bench_bm25s nfcorpus-sized 20 "10 1000"
+fi
 if [ -f "$generator" ]; then
     python3 "$generator" 165700 "$work/scale-src" > /dev/null
     bench_corpus scale "$work/scale-src/corpus.jsonl" "$work/scale-src/claims.jsonl" "10 100 1000" ""
@@ -97,6 +132,8 @@ fi
 {
     echo "# quantir vs Anserini $(basename "$jar" -fatjar.jar), $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB"
     echo "# wall-clock per command (Anserini's includes JVM start); index: 2 threads, fastest of $index_repeats builds each; search: 1 thread"
+    echo "# vs bm25s: the claims listed 20 times over, fastest of 3 runs; quantir from the claims file to the TREC run file (process start,"
+    echo "# index opening and writing every hit's line included), bm25s tokenizing and retrieving into arrays (its index build and numba's compilation not)"
     $py - "$raw" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -122,6 +159,15 @@ for corpus in dict.fromkeys(r["corpus"] for r in rows):
         i = step == "index" and get(corpus, "quantir", "index-corpus-order")
         if i:
             print(f"{'':12} quantir in corpus order {rate(i):10.1f} docs/s ({i['seconds']} s, peak {i['peak_rss_mb']} MB) | ratio {rate(i) / rate(b):.1f}x")
+    # Against bm25s: the same claims listed over and over (bench_bm25s), fastest of 3 runs each.
+    for step in dict.fromkeys(r["step"] for r in rows if r["corpus"] == corpus and r["step"].startswith("search-repeated@")):
+        a = get(corpus, "quantir", step)
+        line = f"{step.replace('search-repeated', 'vs bm25s'):12} quantir {rate(a):10.1f} claims/s ({a['seconds']} s for {a['items']}, peak {a['peak_rss_mb']} MB)"
+        for peer in ("bm25s-numba", "bm25s-numpy"):
+            p = get(corpus, peer, step)
+            if p:
+                line += f" | {peer} {rate(p):8.1f} claims/s ({p['seconds']} s) ratio {rate(a) / rate(p):.1f}x"
+        print(line)
 PY
     echo
     echo "## top-k quality"
