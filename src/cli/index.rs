@@ -14,7 +14,7 @@ use super::progress::Bar;
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
-    /// The evidence corpus: a JSONL file, a BEIR folder, or a QuanTemp++ corpus.json
+    /// The evidence corpus: a JSONL file, a BEIR folder, or a QuanTemp++ folder or its corpus.json
     #[arg(long, value_name = "PATH")]
     corpus: PathBuf,
     /// Corpus layout

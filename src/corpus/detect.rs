@@ -8,12 +8,12 @@ use crate::error::{Error, Result};
 
 /// The format and the file to read for a corpus path.
 pub(super) fn corpus(path: &Path, format: Format) -> Result<(Format, PathBuf)> {
-    resolve(path, format, "corpus.jsonl", Role::Corpus)
+    resolve(path, format, Role::Corpus)
 }
 
 /// The format and the file to read for a claims path.
 pub(super) fn claims(path: &Path, format: Format) -> Result<(Format, PathBuf)> {
-    resolve(path, format, "queries.jsonl", Role::Claims)
+    resolve(path, format, Role::Claims)
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -22,15 +22,23 @@ enum Role {
     Claims,
 }
 
-fn resolve(path: &Path, format: Format, beir_file: &str, role: Role) -> Result<(Format, PathBuf)> {
+impl Role {
+    /// The file a BEIR folder holds for this role.
+    fn beir_file(self) -> &'static str {
+        match self {
+            Role::Corpus => "corpus.jsonl",
+            Role::Claims => "queries.jsonl",
+        }
+    }
+}
+
+/// The claims files of a QuanTemp++ folder (the benchmark's splits).
+const QUANTEMP_SPLITS: [&str; 3] = ["test.json", "val.json", "train.json"];
+
+fn resolve(path: &Path, format: Format, role: Role) -> Result<(Format, PathBuf)> {
     let unknown = |why: String| Error::UnknownFormat { path: path.to_path_buf(), why, choices: Format::CHOICES.into() };
     if path.is_dir() {
-        let file = path.join(beir_file);
-        return match format {
-            Format::Auto | Format::Beir if file.is_file() => Ok((Format::Beir, file)),
-            Format::Auto | Format::Beir => Err(unknown(format!("a folder without {beir_file} (a BEIR folder has one)"))),
-            other => Err(unknown(format!("a folder, but --format {} reads a file", name(other)))),
-        };
+        return folder(path, format, role).map_err(unknown);
     }
     let file = path.to_path_buf();
     if format != Format::Auto {
@@ -60,6 +68,26 @@ fn resolve(path: &Path, format: Format, beir_file: &str, role: Role) -> Result<(
         // A JSON document spread over lines: an object keyed by id is QuanTemp++'s corpus.json.
         Err(_) if role == Role::Corpus => Ok((Format::Quantemp, file)),
         Err(e) => Err(unknown(format!("the first line is not a JSON record ({e})"))),
+    }
+}
+
+/// The format and file of a folder: a BEIR folder's `corpus.jsonl` / `queries.jsonl`, or a
+/// QuanTemp++ folder's `corpus.json` (its claims are split over several files, so a claims path
+/// names one of them); otherwise why not.
+fn folder(path: &Path, format: Format, role: Role) -> std::result::Result<(Format, PathBuf), String> {
+    let beir = path.join(role.beir_file());
+    let quantemp = path.join("corpus.json");
+    match format {
+        Format::Auto | Format::Beir if beir.is_file() => Ok((Format::Beir, beir)),
+        Format::Auto | Format::Quantemp if role == Role::Corpus && quantemp.is_file() => Ok((Format::Quantemp, quantemp)),
+        Format::Auto | Format::Quantemp if role == Role::Claims && QUANTEMP_SPLITS.iter().any(|f| path.join(f).is_file()) => {
+            let splits: Vec<&str> = QUANTEMP_SPLITS.into_iter().filter(|f| path.join(f).is_file()).collect();
+            Err(format!("a QuanTemp++ folder, whose claims are split over {}: name the one to read ({})", splits.join(", "), path.join(splits[0]).display()))
+        }
+        Format::Auto => Err(format!("a folder without {} (a BEIR folder has one){}", role.beir_file(), if role == Role::Corpus { " or corpus.json (a QuanTemp++ folder has one)" } else { "" })),
+        Format::Beir => Err(format!("a folder without {} (a BEIR folder has one)", role.beir_file())),
+        Format::Quantemp if role == Role::Corpus => Err("a folder without corpus.json (a QuanTemp++ folder has one)".into()),
+        other => Err(format!("a folder, but --format {} reads a file", name(other))),
     }
 }
 

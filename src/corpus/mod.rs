@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `jsonl` | `{"id", "title"?, "text", "date"?, "url"?}` a line | `{"id", "text", "date"?}` a line |
 //! | `beir` | folder with `corpus.jsonl` (`_id`, `title`, `text`, `metadata`) | `queries.jsonl` (`_id`, `text`) |
-//! | `quantemp` | QuanTemp++ `corpus.json`: `{"<id>": {"title", "snippet", "date", "link"/"url", "text"?}}` | `{split}.json`: a list, text in `claim`, date in `published`, id = position |
+//! | `quantemp` | QuanTemp++ `corpus.json` (or the folder holding it): `{"<id>": {"title", "snippet", "date", "link"/"url", "text"?}}` | `{split}.json`: a list, text in `claim`, date in `published`, id = position |
 //!
 //! Invariants of what comes out:
 //! - ids are unique (a repeat is [`Error::DuplicateId`](crate::Error::DuplicateId) naming both lines);

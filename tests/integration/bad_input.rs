@@ -66,5 +66,9 @@ fn unknown_layouts_list_the_formats() {
     assert!(err.contains("cannot tell the format") && err.contains("hint: name it with --format auto|jsonl|beir|quantemp"), "{err}");
     let dir = tempfile::tempdir().unwrap();
     let err = load_corpus(dir.path(), Format::Auto).unwrap_err().to_string();
-    assert!(err.contains("a folder without corpus.jsonl"), "{err}");
+    assert!(err.contains("a folder without corpus.jsonl (a BEIR folder has one) or corpus.json (a QuanTemp++ folder has one)"), "{err}");
+    let err = load_corpus(dir.path(), Format::Quantemp).unwrap_err().to_string();
+    assert!(err.contains("a folder without corpus.json (a QuanTemp++ folder has one)"), "{err}");
+    let err = load_corpus(dir.path(), Format::Jsonl).unwrap_err().to_string();
+    assert!(err.contains("a folder, but --format jsonl reads a file"), "{err}");
 }

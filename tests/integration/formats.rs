@@ -18,6 +18,9 @@ fn quantemp_corpus_in_the_published_schema() {
     assert_eq!(corpus.summary.undated, 1);
     assert_eq!(corpus.summary.undated_examples, vec![(26, "3 days ago".to_string())], "the line where the record starts");
     assert_eq!(load_corpus(&fixture("quantemp/corpus.json"), Format::Quantemp).unwrap().documents, corpus.documents);
+    // The folder as a user has it: its corpus.json is read.
+    assert_eq!(load_corpus(&fixture("quantemp"), Format::Auto).unwrap().documents, corpus.documents);
+    assert_eq!(load_corpus(&fixture("quantemp"), Format::Quantemp).unwrap().documents, corpus.documents);
 }
 
 #[test]
@@ -27,6 +30,9 @@ fn quantemp_claims_are_keyed_by_position() {
     assert_eq!(ids, ["0", "1", "2"]);
     assert_eq!(claims[1].date.unwrap().to_string(), "2023-08-20");
     assert_eq!(claims[2].date, None);
+    // A QuanTemp++ folder holds several splits: the error names them and the file to give.
+    let err = load_claims(&fixture("quantemp"), Format::Auto, None).unwrap_err().to_string();
+    assert!(err.contains("a QuanTemp++ folder, whose claims are split over test.json: name the one to read") && err.contains("test.json)"), "{err}");
 }
 
 #[test]
