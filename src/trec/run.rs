@@ -71,6 +71,12 @@ pub(crate) struct ScoreText {
 
 impl ScoreText {
     pub(crate) fn format(&mut self, score: f64) -> &str {
+        // ryu writes an exponent only for a magnitude below 1e-5 or from 1e16 up: scores in
+        // between (every BM25 score of a real collection) skip looking for one.
+        if (1e-5..1e16).contains(&score.abs()) {
+            let text = self.ryu.format_finite(score);
+            return text.strip_suffix(".0").unwrap_or(text);
+        }
         if score.is_finite() {
             let text = self.ryu.format_finite(score);
             if !text.contains('e') {
@@ -318,7 +324,7 @@ mod tests {
     #[test]
     fn score_text_at_the_edges() {
         let mut text = ScoreText::default();
-        for score in [0.0, -0.0, 1.0, -1.0, 0.1, 1e-5, 1e-6, 1.5e-7, 9.999e15, 1e16, 1e17, 123456789012345.0, f64::MIN_POSITIVE, 5e-324, f64::MAX, f64::MIN, f64::from(12.345_679_f32), f64::from(f32::MAX)] {
+        for score in [0.0, -0.0, 1.0, -1.0, 0.1, 1e-5, 1e-5f64.next_down(), 1e-5f64.next_up(), -1e-5, 1e-6, 1.5e-7, 9.999e15, 1e16f64.next_down(), -1e16f64.next_down(), 1e16, 1e17, 123456789012345.0, f64::MIN_POSITIVE, 5e-324, f64::MAX, f64::MIN, f64::from(12.345_679_f32), f64::from(f32::MAX)] {
             agrees_with_std(text.format(score), score).unwrap();
         }
         for score in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
