@@ -36,6 +36,7 @@
 
 mod bounds;
 mod build;
+mod decoded;
 pub mod dense;
 mod manifest;
 mod open;
@@ -44,4 +45,5 @@ mod tokenizer;
 pub use bounds::TermBounds;
 pub use build::{build, check_target, BuildSummary, DenseConfig, IndexConfig, DOCS_PER_AUTO_THREAD};
 pub use manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest, FORMAT_VERSION};
+pub use decoded::DecodedPostings;
 pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

@@ -7,6 +7,7 @@ use tantivy::schema::{Field, Value};
 use tantivy::{DocAddress, InvertedIndexReader, Searcher, TantivyDocument, Term};
 
 use super::bounds::TermBounds;
+use super::decoded::{self, DecodedPostings};
 use super::dense::{HnswGraph, Vectors};
 use super::manifest::Manifest;
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
@@ -127,6 +128,8 @@ pub struct Index {
     vectors: Option<Vectors>,
     /// The HNSW graph, loaded on first use.
     hnsw: OnceLock<std::result::Result<HnswGraph, String>>,
+    /// A small one-segment index's postings as arrays ([`super::decoded`]), read on first use.
+    decoded: OnceLock<Option<DecodedPostings>>,
     total_tokens: u64,
 }
 
@@ -212,7 +215,7 @@ impl Index {
             }
             None => None,
         };
-        Ok(Index { path: dir.to_path_buf(), manifest, searcher, body, segments, ids, addresses, date_keys, vectors, hnsw: OnceLock::new(), total_tokens })
+        Ok(Index { path: dir.to_path_buf(), manifest, searcher, body, segments, ids, addresses, date_keys, vectors, hnsw: OnceLock::new(), decoded: OnceLock::new(), total_tokens })
     }
 
     /// The folder it was opened from.
@@ -242,6 +245,20 @@ impl Index {
         } else {
             (self.total_tokens as f64 / self.ids.len() as f64) as f32
         }
+    }
+
+    /// The postings decoded into arrays, for an index of one segment and at most
+    /// [`decoded::MAX_TOKENS`] tokens (read on the first call, then kept); `None` for any other.
+    pub fn decoded(&self) -> Result<Option<&DecodedPostings>> {
+        if let Some(decoded) = self.decoded.get() {
+            return Ok(decoded.as_ref());
+        }
+        let read = match self.segments.as_slice() {
+            [segment] if self.total_tokens <= decoded::MAX_TOKENS => DecodedPostings::read(&segment.inverted).map_err(|e| Error::io(&self.path, e))?,
+            _ => None,
+        };
+        // Another thread may have read it meanwhile: either copy is the same.
+        Ok(self.decoded.get_or_init(|| read).as_ref())
     }
 
     /// The `body` term for an analysed term's text.

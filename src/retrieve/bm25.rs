@@ -36,7 +36,7 @@ use super::cutoff::{CompiledCutoff, Cutoff};
 use super::top_k::{Threshold, TopK};
 use crate::analysis::Analyzer;
 use crate::error::{Error, Result};
-use crate::index::{Bm25Params, Index};
+use crate::index::{Bm25Params, DecodedPostings, Index};
 
 /// What term of weight `weight` (qtf · idf) adds to a document where it occurs `tf` times, with
 /// `inverse` the document's 1 / (k1 · (1 − b + b · len / avglen)): weight · tf / (tf + norm),
@@ -165,13 +165,32 @@ pub enum Strategy {
     Pruned,
 }
 
-/// A query term: its weight qtf · idf and, per segment, where its postings are (none when the
-/// segment lacks it). One term-dictionary lookup per term and segment serves both the document
-/// frequency and the postings.
+/// A query term: its weight qtf · idf and where its postings are: per segment (none when the
+/// segment lacks it), one term-dictionary lookup per term and segment serving both the document
+/// frequency and the postings; or, in an index whose postings are decoded
+/// ([`crate::index::DecodedPostings`]), the term's number there, found by hashing (`infos` is
+/// then empty).
 struct QueryTerm {
     term: Term,
     weight: f32,
+    /// Times the term occurs in the query.
+    count: u32,
     infos: Vec<Option<TermInfo>>,
+    number: Option<u32>,
+}
+
+/// A small collection's decoded postings ([`crate::index::DecodedPostings`]) and, when they
+/// were computed for this searcher's parameters, every posting's contribution for a term
+/// occurring once in the query (weight = idf).
+struct Decoded<'a> {
+    postings: &'a DecodedPostings,
+    values: Option<&'a [f32]>,
+}
+
+/// A term's idf from its document frequency `df` among `n` documents: Lucene's,
+/// ln(1 + (N − df + 0.5) / (df + 0.5)), in f64 and then f32.
+fn idf(n: f64, df: f64) -> f32 {
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32
 }
 
 /// A BM25 searcher over an opened index.
@@ -183,6 +202,8 @@ pub struct Bm25<'a> {
     norm_inverse: [f32; 256],
     /// How [`Bm25::search`] finds the top k.
     strategy: Strategy,
+    /// The postings as arrays, in a small one-segment index ([`Index::decoded`]).
+    decoded: Option<Decoded<'a>>,
 }
 
 impl<'a> Bm25<'a> {
@@ -198,12 +219,38 @@ impl<'a> Bm25<'a> {
             // k1 = 0 makes tf irrelevant: every matching term scores its idf (norm 0 → ∞ inverse).
             *slot = if norm > 0.0 { 1.0 / norm } else { f32::INFINITY };
         }
-        Ok(Bm25 { index, analyzer: Analyzer::default(), params, norm_inverse, strategy: Strategy::default() })
+        let decoded = index.decoded()?.map(|postings| {
+            let key = u64::from(params.k1.to_bits()) << 32 | u64::from(params.b.to_bits());
+            let values = postings.values(key, |postings| Self::contributions(index, postings, &norm_inverse));
+            Decoded { postings, values }
+        });
+        Ok(Bm25 { index, analyzer: Analyzer::default(), params, norm_inverse, strategy: Strategy::default(), decoded })
+    }
+
+    /// Every decoded posting's contribution for its term occurring once in a query: weight idf,
+    /// the [`contribution`] the accumulator would add (the same bits).
+    fn contributions(index: &Index, postings: &DecodedPostings, norm_inverse: &[f32; 256]) -> Vec<f32> {
+        let norm_ids = &index.segments()[0].norm_ids;
+        let n = index.num_docs() as f64;
+        let (docs, freqs) = (postings.docs(), postings.freqs());
+        let mut values = Vec::with_capacity(docs.len());
+        for number in 0..postings.num_terms() as u32 {
+            let span = postings.span(number);
+            let weight = 1.0 * idf(n, span.len() as f64);
+            values.extend(docs[span.clone()].iter().zip(&freqs[span]).map(|(&doc, &tf)| contribution(weight, tf, norm_inverse[norm_ids[doc as usize] as usize])));
+        }
+        values
     }
 
     /// The same searcher with another [`Strategy`] for [`Bm25::search`] (`--bm25-strategy`).
     pub fn with_strategy(self, strategy: Strategy) -> Self {
         Bm25 { strategy, ..self }
+    }
+
+    /// The same searcher reading tantivy's postings even where the index has decoded ones.
+    #[cfg(test)]
+    fn without_decoded(self) -> Self {
+        Bm25 { decoded: None, ..self }
     }
 
     /// The parameters in use.
@@ -214,10 +261,12 @@ impl<'a> Bm25<'a> {
     /// The analysed query terms with their weights qtf · idf, in first-occurrence order;
     /// terms absent from the index are left out.
     pub fn weighted_terms(&self, query: &str) -> Result<Vec<(Term, f32)>> {
-        Ok(self.query_terms(query)?.into_iter().map(|t| (t.term, t.weight)).collect())
+        Ok(self.query_terms(query, false)?.into_iter().map(|t| (t.term, t.weight)).collect())
     }
 
-    fn query_terms(&self, query: &str) -> Result<Vec<QueryTerm>> {
+    /// The query's terms, found by their numbers in the decoded postings when `decoded` (and
+    /// the index has them), else in each segment's term dictionary.
+    fn query_terms(&self, query: &str, decoded: bool) -> Result<Vec<QueryTerm>> {
         let mut counted: Vec<(String, u32)> = Vec::new();
         self.analyzer.analyze(query, &mut |term| match counted.iter_mut().find(|(t, _)| t == term) {
             Some((_, count)) => *count += 1,
@@ -225,6 +274,15 @@ impl<'a> Bm25<'a> {
         });
         let n = self.index.num_docs() as f64;
         let mut terms = Vec::with_capacity(counted.len());
+        if let (true, Some(Decoded { postings, .. })) = (decoded, &self.decoded) {
+            for (text, count) in counted {
+                if let Some(number) = postings.number(&text) {
+                    let weight = count as f32 * idf(n, postings.span(number).len() as f64);
+                    terms.push(QueryTerm { term: self.index.term(&text), weight, count, infos: Vec::new(), number: Some(number) });
+                }
+            }
+            return Ok(terms);
+        }
         for (text, count) in counted {
             let term = self.index.term(&text);
             let infos = self
@@ -236,8 +294,7 @@ impl<'a> Bm25<'a> {
                 .map_err(|e| Error::io(self.index.path(), e))?;
             let df: f64 = infos.iter().flatten().map(|info| f64::from(info.doc_freq)).sum();
             if df > 0.0 {
-                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln() as f32;
-                terms.push(QueryTerm { term, weight: count as f32 * idf, infos });
+                terms.push(QueryTerm { term, weight: count as f32 * idf(n, df), count, infos, number: None });
             }
         }
         Ok(terms)
@@ -252,7 +309,8 @@ impl<'a> Bm25<'a> {
 
     /// [`Bm25::search`] with a chosen [`Strategy`] (the strategies' equality is tested).
     pub fn search_with(&self, strategy: Strategy, query: &str, cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<Hit>> {
-        let terms = self.query_terms(query)?;
+        // The decoded postings serve the exhaustive scorer; the others seek in tantivy's.
+        let terms = self.query_terms(query, strategy == Strategy::Exhaustive)?;
         if k == 0 || terms.is_empty() {
             return Ok(Vec::new());
         }
@@ -605,6 +663,10 @@ impl<'a> Bm25<'a> {
     /// a range's start (blocks before it are skipped undecoded) and left at the range's end.
     fn accumulate(&self, segment_ord: usize, term: &QueryTerm, ranges: &[std::ops::Range<u32>], scratch: &mut Scratch) -> Result<()> {
         let segment = &self.index.segments()[segment_ord];
+        if let (Some(number), Some(decoded)) = (term.number, &self.decoded) {
+            self.accumulate_decoded(segment, decoded, number, term, ranges, scratch);
+            return Ok(());
+        }
         let Scratch { scores, list, listed, .. } = scratch;
         let Some(info) = &term.infos[segment_ord] else { return Ok(()) };
         let weight = term.weight;
@@ -628,6 +690,24 @@ impl<'a> Bm25<'a> {
         }
         *listed = n;
         Ok(())
+    }
+
+    /// [`Bm25::accumulate`] from the decoded postings of the index's one segment: the term's
+    /// postings inside `ranges`, found by binary search, and for a term occurring once in the
+    /// query their contributions as computed once ([`Decoded`]).
+    fn accumulate_decoded(&self, segment: &crate::index::SegmentData, decoded: &Decoded<'_>, number: u32, term: &QueryTerm, ranges: &[std::ops::Range<u32>], scratch: &mut Scratch) {
+        let Scratch { scores, list, listed, .. } = scratch;
+        let span = decoded.postings.span(number);
+        let docs = &decoded.postings.docs()[span.clone()];
+        for range in ranges.iter().filter(|r| !r.is_empty()) {
+            let from = docs.partition_point(|&d| d < range.start);
+            let to = from + docs[from..].partition_point(|&d| d < range.end);
+            let at = span.start + from..span.start + to;
+            match decoded.values {
+                Some(values) if term.count == 1 => kernel::add_values(&docs[from..to], &values[at], scores, list, listed),
+                _ => kernel::add(&docs[from..to], &decoded.postings.freqs()[at], term.weight, &segment.norm_ids, &self.norm_inverse, scores, list, listed),
+            }
+        }
     }
 }
 
@@ -717,7 +797,9 @@ mod tests {
         let corpus = Corpus { summary: LoadSummary { documents: documents.len(), ..Default::default() }, documents };
         build(&corpus, Path::new("test"), &dir.path().join("idx"), &IndexConfig::default(), &NoProgress).unwrap();
         let index = Index::open(&dir.path().join("idx")).unwrap();
-        let searcher = Bm25::new(&index, None).unwrap();
+        // Tantivy's postings are read (a small index's decoded ones are read when it opens).
+        assert!(index.decoded().unwrap().is_some());
+        let searcher = Bm25::new(&index, None).unwrap().without_decoded();
         let mut scratch = Scratch::default();
         let baseline = searcher.search("inflation rate", &Cutoff::none(), 10, None, &mut scratch).unwrap();
         assert_eq!(baseline.len(), 3);

@@ -123,6 +123,14 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
         std::fs::remove_file(old.join("bounds.bin")).unwrap();
         let unbounded = quantir::index::Index::open(&old).unwrap();
         assert!(unbounded.segments().iter().all(|s| s.bounds.is_none()));
+        // One segment: the postings decoded into arrays (src/index/decoded.rs), in either order.
+        let single = [DocOrder::Corpus, DocOrder::Date].map(|doc_order| {
+            let path = dir.path().join(format!("idx{n}-single-{doc_order:?}"));
+            build(&loaded, corpus, &path, &IndexConfig { threads: 1, doc_order, ..IndexConfig::default() }, &NoProgress).unwrap();
+            path
+        });
+        let single_corpus_order = quantir::index::Index::open(&single[0]).unwrap();
+        assert!(single_corpus_order.decoded().unwrap().is_some(), "a small one-segment index is decoded");
         assert_eq!((index.segments().len(), dated.segments().len()), (2, 2), "two writer threads asked for: two segments to search across");
         assert_eq!(dated.manifest().doc_order, DocOrder::Date);
         if n == 0 {
@@ -153,6 +161,14 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
                     let got = other.search_with(strategy, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
                     assert_eq!(same(got), same(exhaustive.clone()), "{layout}, {strategy:?}: {:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
                 }
+            }
+            // Decoded postings: each posting's contribution computed for this search's
+            // parameters (an index opened for them), and computed as it is added (an index
+            // whose contributions were computed for the first parameters it was searched with).
+            let single_dated = quantir::index::Index::open(&single[1]).unwrap();
+            for (layout, other) in [("one segment, date order, contributions", &single_dated), ("one segment, corpus order", &single_corpus_order)] {
+                let got = Bm25::new(other, Some(params)).unwrap().search_with(Strategy::Exhaustive, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
+                assert_eq!(same(got), same(exhaustive.clone()), "{layout}: {:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
             }
             // The scratch is clean after either: a third search gives the first's answer.
             assert_eq!(bm25.search_with(Strategy::Exhaustive, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap(), exhaustive);

@@ -33,6 +33,21 @@ pub(super) fn add(docs: &[u32], freqs: &[u32], weight: f32, norm_ids: &[u8], nor
     scalar(&docs[done..], &freqs[done..], weight, norm_ids, norm_inverse, scores, list, listed);
 }
 
+/// [`add`] with each posting's contribution already computed: `scores[docs[i]] += values[i]`,
+/// a first touch appended to `list` at `*listed` ([`crate::index::DecodedPostings`], whose
+/// values are [`contribution`]s for the term's weight). `docs` is strictly increasing.
+#[inline]
+pub(super) fn add_values(docs: &[u32], values: &[f32], scores: &mut [f32], list: &mut [u32], listed: &mut usize) {
+    #[allow(unused_mut)]
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if docs.len() >= avx512::LANES && std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; `avx512::add_values` checks every bound it relies on.
+        done = unsafe { avx512::add_values(docs, values, scores, list, listed) };
+    }
+    scalar_values(&docs[done..], &values[done..], scores, list, listed);
+}
+
 /// Takes the scores of the touched documents `docs` out of the accumulator (leaving 0, the
 /// untouched state) and writes those not below `floor` to `out_docs` and `out_scores` in their
 /// order, returning how many; the outputs hold at least `docs.len()` values.
@@ -91,6 +106,20 @@ fn scalar(docs: &[u32], freqs: &[u32], weight: f32, norm_ids: &[u8], norm_invers
     *listed = n;
 }
 
+/// [`add_values`] one posting at a time.
+#[inline]
+fn scalar_values(docs: &[u32], values: &[f32], scores: &mut [f32], list: &mut [u32], listed: &mut usize) {
+    let mut n = *listed;
+    for (&doc, &value) in docs.iter().zip(values) {
+        let d = doc as usize;
+        let before = scores[d];
+        scores[d] = before + value;
+        list[n] = doc;
+        n += usize::from(before == 0.0);
+    }
+    *listed = n;
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::*;
@@ -106,7 +135,7 @@ mod avx512 {
     #[target_feature(enable = "avx512f")]
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn add(docs: &[u32], freqs: &[u32], weight: f32, norm_ids: &[u8], norm_inverse: &[f32; 256], scores: &mut [f32], list: &mut [u32], listed: &mut usize) -> usize {
-        let (w, one, tiny, zero) = (_mm512_set1_ps(weight), _mm512_set1_ps(1.0), _mm512_set1_ps(f32::from_bits(1)), _mm512_setzero_ps());
+        let (w, one, tiny) = (_mm512_set1_ps(weight), _mm512_set1_ps(1.0), _mm512_set1_ps(f32::from_bits(1)));
         let low_byte = _mm512_set1_epi32(0xFF);
         let mut n = *listed;
         let mut i = 0;
@@ -127,15 +156,55 @@ mod avx512 {
             let inverse = unsafe { _mm512_i32gather_ps::<4>(codes, norm_inverse.as_ptr()) };
             // contribution(): (weight − weight / (1 + tf · inverse)).max(smallest positive f32).
             let c = _mm512_max_ps(_mm512_sub_ps(w, _mm512_div_ps(w, _mm512_add_ps(one, _mm512_mul_ps(tf, inverse)))), tiny);
-            let before = unsafe { _mm512_i32gather_ps::<4>(d, scores.as_ptr()) };
-            unsafe { _mm512_i32scatter_ps::<4>(scores.as_mut_ptr(), d, _mm512_add_ps(before, c)) };
-            let first = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(before, zero);
-            unsafe { _mm512_storeu_si512(list.as_mut_ptr().add(n).cast(), _mm512_maskz_compress_epi32(first, d)) };
-            n += first.count_ones() as usize;
+            n = unsafe { add_step(d, c, scores, list, n) };
             i += LANES;
         }
         *listed = n;
         i
+    }
+
+    /// [`super::add_values`] in steps of [`LANES`] while a whole step fits; returns how many
+    /// were added (the caller adds the rest one by one).
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn add_values(docs: &[u32], values: &[f32], scores: &mut [f32], list: &mut [u32], listed: &mut usize) -> usize {
+        let mut n = *listed;
+        let mut i = 0;
+        while i + LANES <= docs.len().min(values.len()) {
+            // The step's largest document is its last.
+            let last = docs[i + LANES - 1] as usize;
+            if last > i32::MAX as usize || last >= scores.len() || n + LANES > list.len() {
+                break;
+            }
+            // SAFETY (every access below): lanes i..i + LANES of docs and values exist (loop
+            // condition); every document is at most `last`, inside scores; the store writes
+            // LANES values from list[n], inside list.
+            let d = unsafe { _mm512_loadu_si512(docs.as_ptr().add(i).cast()) };
+            let c = unsafe { _mm512_loadu_ps(values.as_ptr().add(i)) };
+            n = unsafe { add_step(d, c, scores, list, n) };
+            i += LANES;
+        }
+        *listed = n;
+        i
+    }
+
+    /// Adds `c` to the scores of the [`LANES`] distinct documents `d` and writes those touched
+    /// first (a score that was 0) to `list` from `n`, returning the count after them.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F; every document is inside `scores` and below 2³¹, and
+    /// `n + LANES <= list.len()`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn add_step(d: __m512i, c: __m512, scores: &mut [f32], list: &mut [u32], n: usize) -> usize {
+        // SAFETY: the caller's bounds.
+        let before = unsafe { _mm512_i32gather_ps::<4>(d, scores.as_ptr()) };
+        unsafe { _mm512_i32scatter_ps::<4>(scores.as_mut_ptr(), d, _mm512_add_ps(before, c)) };
+        let first = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(before, _mm512_setzero_ps());
+        unsafe { _mm512_storeu_si512(list.as_mut_ptr().add(n).cast(), _mm512_maskz_compress_epi32(first, d)) };
+        n + first.count_ones() as usize
     }
 
     /// [`super::take`] in steps of [`LANES`] while a whole step fits; returns how many documents
@@ -203,6 +272,21 @@ mod tests {
 
     use super::*;
 
+    /// An accumulator of `max_doc` documents where those of `touched` were touched by an
+    /// earlier term: scores, touched list and count.
+    fn touched_accumulator(max_doc: usize, touched: &[u16]) -> (Vec<f32>, Vec<u32>, usize) {
+        let (mut scores, mut list, mut listed) = (vec![0f32; max_doc], vec![0u32; max_doc + 1], 0);
+        for &t in touched {
+            let d = usize::from(t) % max_doc;
+            if scores[d] == 0.0 {
+                scores[d] = 0.5 + d as f32;
+                list[listed] = d as u32;
+                listed += 1;
+            }
+        }
+        (scores, list, listed)
+    }
+
     proptest! {
         /// Whatever path the CPU takes gives the one-at-a-time path's scores, touched list and
         /// count, bit for bit: blocks of any length, weights, frequencies and length codes, over
@@ -226,19 +310,35 @@ mod tests {
             for (code, slot) in norm_inverse.iter_mut().enumerate() {
                 *slot = inverse_scale / (1.0 + code as f32);
             }
-            // Some documents already touched by an earlier term.
-            let (mut scores, mut list, mut listed) = (vec![0f32; max_doc], vec![0u32; max_doc + 1], 0);
-            for &t in &touched {
-                let d = usize::from(t) % max_doc;
-                if scores[d] == 0.0 {
-                    scores[d] = 0.5 + d as f32;
-                    list[listed] = d as u32;
-                    listed += 1;
-                }
-            }
+            let (mut scores, mut list, mut listed) = touched_accumulator(max_doc, &touched);
             let (mut want_scores, mut want_list, mut want_listed) = (scores.clone(), list.clone(), listed);
             scalar(&docs, freqs, weight, norm_ids, &norm_inverse, &mut want_scores, &mut want_list, &mut want_listed);
             add(&docs, freqs, weight, norm_ids, &norm_inverse, &mut scores, &mut list, &mut listed);
+            prop_assert_eq!(listed, want_listed);
+            prop_assert_eq!(&list[..listed], &want_list[..want_listed]);
+            let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&scores), bits(&want_scores));
+        }
+    }
+
+    proptest! {
+        /// Adding precomputed contributions: the vector path gives the scalar path's scores,
+        /// touched list and count, bit for bit, over scores some of which are already touched.
+        #[test]
+        fn adding_values_equals_one_posting_at_a_time(
+            max_doc in 1usize..400,
+            picks in proptest::collection::vec(any::<u16>(), 0..200),
+            values in proptest::collection::vec(prop_oneof![0.001f32..20.0, Just(f32::from_bits(1))], 200),
+            touched in proptest::collection::vec(any::<u16>(), 0..50),
+        ) {
+            let mut docs: Vec<u32> = picks.iter().map(|&p| u32::from(p) % max_doc as u32).collect();
+            docs.sort_unstable();
+            docs.dedup();
+            let values = &values[..docs.len()];
+            let (mut scores, mut list, mut listed) = touched_accumulator(max_doc, &touched);
+            let (mut want_scores, mut want_list, mut want_listed) = (scores.clone(), list.clone(), listed);
+            scalar_values(&docs, values, &mut want_scores, &mut want_list, &mut want_listed);
+            add_values(&docs, values, &mut scores, &mut list, &mut listed);
             prop_assert_eq!(listed, want_listed);
             prop_assert_eq!(&list[..listed], &want_list[..want_listed]);
             let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
