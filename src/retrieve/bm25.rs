@@ -171,7 +171,8 @@ pub enum Strategy {
 /// ([`crate::index::DecodedPostings`]), the term's number there, found by hashing (`infos` is
 /// then empty).
 struct QueryTerm {
-    term: Term,
+    /// The analysed text.
+    text: String,
     weight: f32,
     /// Times the term occurs in the query.
     count: u32,
@@ -261,7 +262,7 @@ impl<'a> Bm25<'a> {
     /// The analysed query terms with their weights qtf · idf, in first-occurrence order;
     /// terms absent from the index are left out.
     pub fn weighted_terms(&self, query: &str) -> Result<Vec<(Term, f32)>> {
-        Ok(self.query_terms(query, false)?.into_iter().map(|t| (t.term, t.weight)).collect())
+        Ok(self.query_terms(query, false)?.into_iter().map(|t| (self.index.term(&t.text), t.weight)).collect())
     }
 
     /// The query's terms, found by their numbers in the decoded postings when `decoded` (and
@@ -278,7 +279,7 @@ impl<'a> Bm25<'a> {
             for (text, count) in counted {
                 if let Some(number) = postings.number(&text) {
                     let weight = count as f32 * idf(n, postings.span(number).len() as f64);
-                    terms.push(QueryTerm { term: self.index.term(&text), weight, count, infos: Vec::new(), number: Some(number) });
+                    terms.push(QueryTerm { text, weight, count, infos: Vec::new(), number: Some(number) });
                 }
             }
             return Ok(terms);
@@ -294,7 +295,7 @@ impl<'a> Bm25<'a> {
                 .map_err(|e| Error::io(self.index.path(), e))?;
             let df: f64 = infos.iter().flatten().map(|info| f64::from(info.doc_freq)).sum();
             if df > 0.0 {
-                terms.push(QueryTerm { term, weight: count as f32 * idf(n, df), count, infos, number: None });
+                terms.push(QueryTerm { text, weight: count as f32 * idf(n, df), count, infos, number: None });
             }
         }
         Ok(terms)
@@ -699,9 +700,11 @@ impl<'a> Bm25<'a> {
         let Scratch { scores, list, listed, .. } = scratch;
         let span = decoded.postings.span(number);
         let docs = &decoded.postings.docs()[span.clone()];
+        let (Some(&first), Some(&last)) = (docs.first(), docs.last()) else { return };
         for range in ranges.iter().filter(|r| !r.is_empty()) {
-            let from = docs.partition_point(|&d| d < range.start);
-            let to = from + docs[from..].partition_point(|&d| d < range.end);
+            // A binary search only where the range cuts the postings (none without a cutoff).
+            let from = if range.start <= first { 0 } else { docs.partition_point(|&d| d < range.start) };
+            let to = if range.end > last { docs.len() } else { from + docs[from..].partition_point(|&d| d < range.end) };
             let at = span.start + from..span.start + to;
             match decoded.values {
                 Some(values) if term.count == 1 => kernel::add_values(&docs[from..to], &values[at], scores, list, listed),

@@ -41,7 +41,7 @@ pub(super) fn add_values(docs: &[u32], values: &[f32], scores: &mut [f32], list:
     #[allow(unused_mut)]
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
-    if docs.len() >= avx512::LANES && std::arch::is_x86_feature_detected!("avx512f") {
+    if !docs.is_empty() && std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; `avx512::add_values` checks every bound it relies on.
         done = unsafe { avx512::add_values(docs, values, scores, list, listed) };
     }
@@ -163,8 +163,8 @@ mod avx512 {
         i
     }
 
-    /// [`super::add_values`] in steps of [`LANES`] while a whole step fits; returns how many
-    /// were added (the caller adds the rest one by one).
+    /// [`super::add_values`] in steps of [`LANES`], the last one masked; returns how many were
+    /// added (the caller adds the rest one by one, where a bound stopped the steps).
     ///
     /// # Safety
     /// The CPU must have AVX-512F.
@@ -185,6 +185,25 @@ mod avx512 {
             let c = unsafe { _mm512_loadu_ps(values.as_ptr().add(i)) };
             n = unsafe { add_step(d, c, scores, list, n) };
             i += LANES;
+        }
+        // The last few postings (a term's tail, or a rare term's all) in one masked step.
+        let rest = docs.len().min(values.len()) - i;
+        if rest > 0 && rest < LANES {
+            let last = docs[i + rest - 1] as usize;
+            if last <= i32::MAX as usize && last < scores.len() && n + LANES <= list.len() {
+                let mask: __mmask16 = (1 << rest) - 1;
+                // SAFETY: the masked loads read lanes i..i + rest of docs and values, which
+                // exist; the masked gather and scatter touch those lanes' documents, at most
+                // `last`, inside scores; the store writes LANES values from list[n], inside list.
+                let d = unsafe { _mm512_maskz_loadu_epi32(mask, docs.as_ptr().add(i).cast()) };
+                let c = unsafe { _mm512_maskz_loadu_ps(mask, values.as_ptr().add(i)) };
+                let before = unsafe { _mm512_mask_i32gather_ps::<4>(_mm512_set1_ps(1.0), mask, d, scores.as_ptr()) };
+                unsafe { _mm512_mask_i32scatter_ps::<4>(scores.as_mut_ptr(), mask, d, _mm512_add_ps(before, c)) };
+                let first = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(mask, before, _mm512_setzero_ps());
+                unsafe { _mm512_storeu_si512(list.as_mut_ptr().add(n).cast(), _mm512_maskz_compress_epi32(first, d)) };
+                n += first.count_ones() as usize;
+                i += rest;
+            }
         }
         *listed = n;
         i
