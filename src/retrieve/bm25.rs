@@ -9,7 +9,10 @@
 //! admits. No admitted document is ever skipped, so the result is exact for any k1, b and cutoff.
 //! In a date-ordered segment ([`crate::index::DocOrder`]) the admitted documents are one or two
 //! ranges of document numbers ([`super::cutoff`]), and the postings are read only inside them;
-//! other segments are read whole and every candidate's date checked.
+//! other segments are read whole and every candidate's date checked. In a small one-segment
+//! index the scorer reads the postings decoded once into arrays ([`crate::index::DecodedPostings`])
+//! instead of tantivy's blocks, finds terms by hashing, and adds each posting's contribution as
+//! computed once for its parameters (a term occurring once in the query), the same floats.
 //!
 //! The score is Lucene's (and so Anserini's) BM25, term by term:
 //!
