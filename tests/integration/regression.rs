@@ -208,11 +208,21 @@ fn issue_12_hnsw_over_f16_vectors_of_duplicate_passages() {
     let index = dir.path().join("idx");
     quantir().args(["index", "--hnsw", "--f16", "--corpus"]).arg(&path).arg("--index").arg(&index).arg("--dense").arg(&model).arg("--ort-lib").arg(&lib).assert().success().stderr(contains("encoded 480 passages"));
     let claims = write(dir.path(), "c.jsonl", "{\"id\": \"q\", \"text\": \"pm modi sleeps for only two hours and works for 22 hours every day\"}\n");
-    let run = dir.path().join("r.trec");
-    quantir().args(["run", "--retriever", "dense", "--ann", "hnsw", "-k", "4", "--index"]).arg(&index).arg("--ort-lib").arg(&lib).arg("--claims").arg(&claims).arg("--output").arg(&run).assert().success();
-    let top: Vec<String> = std::fs::read_to_string(&run).unwrap().lines().map(|l| l.split(' ').nth(2).unwrap().to_string()).collect();
-    assert_eq!(top.len(), 4);
-    assert!(top.iter().all(|d| d.starts_with("qt-0001-")), "the four copies of the passage come first: {top:?}");
+    let top = |ann: &str| -> Vec<String> {
+        let run = dir.path().join(format!("{ann}.trec"));
+        quantir().args(["run", "--retriever", "dense", "--ann", ann, "-k", "4", "--index"]).arg(&index).arg("--ort-lib").arg(&lib).arg("--claims").arg(&claims).arg("--output").arg(&run).assert().success();
+        std::fs::read_to_string(&run).unwrap().lines().map(|l| l.split(' ').nth(2).unwrap().to_string()).collect()
+    };
+    let exact = top("exact");
+    assert_eq!(exact.len(), 4);
+    assert!(exact.iter().all(|d| d.starts_with("qt-0001-")), "the four copies of the passage come first: {exact:?}");
+    // HNSW is approximate, and its graph depends on the order the insertion threads happen to
+    // take: between identical vectors its neighbour selection may keep no link to one copy
+    // (seen once in 2026-12-03's CI, under load: three copies and another passage). It finds
+    // the passage first all the same.
+    let hnsw = top("hnsw");
+    assert_eq!(hnsw.len(), 4);
+    assert!(hnsw[0].starts_with("qt-0001-"), "a copy of the passage comes first: {hnsw:?}");
 }
 
 /// Issue 12: count flags took any number: `run --threads 2^64-1` and `index --encoder-workers
