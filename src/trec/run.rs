@@ -59,26 +59,26 @@ where
 
 /// A score's text: the shortest decimal that reads back to the same `f64`, the digit nearest the
 /// exact value when two shortest texts are equally near (ties to even: the digits of Python's
-/// `repr` and ryu), laid out as Rust's `Display` lays it out (no exponent, `1` for 1.0). Std's
+/// `repr`, ryu and zmij), laid out as Rust's `Display` lays it out (no exponent, `1` for 1.0). Std's
 /// `Display` breaks such ties upward instead (20.3238677978515625, a widened f32 BM25 score, is
 /// `…562` here and `…563` there); both read back to the same value, and this is several times
 /// faster. Tested against std's digits and, in the Python suite, against `repr`.
 #[derive(Default)]
 pub(crate) struct ScoreText {
-    ryu: ryu::Buffer,
+    digits: zmij::Buffer,
     fallback: String,
 }
 
 impl ScoreText {
     pub(crate) fn format(&mut self, score: f64) -> &str {
-        // ryu writes an exponent only for a magnitude below 1e-5 or from 1e16 up: scores in
+        // zmij writes an exponent only for a magnitude below 1e-5 or from 1e16 up: scores in
         // between (every BM25 score of a real collection) skip looking for one.
         if (1e-5..1e16).contains(&score.abs()) {
-            let text = self.ryu.format_finite(score);
+            let text = self.digits.format_finite(score);
             return text.strip_suffix(".0").unwrap_or(text);
         }
         if score.is_finite() {
-            let text = self.ryu.format_finite(score);
+            let text = self.digits.format_finite(score);
             if !text.contains('e') {
                 return text.strip_suffix(".0").unwrap_or(text);
             }
@@ -330,7 +330,7 @@ mod tests {
         for score in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             assert_eq!(text.format(score), format!("{score}"));
         }
-        // The tie: std rounds the 17th digit up, Python and ryu to even.
+        // The tie: std rounds the 17th digit up, Python and zmij to even.
         assert_eq!(text.format(20.3238677978515625), "20.323867797851562");
         assert_eq!(format!("{}", 20.3238677978515625), "20.323867797851563");
     }
