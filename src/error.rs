@@ -102,6 +102,18 @@ pub enum Error {
         choices: String,
     },
 
+    /// A QuanTemp++ folder given where one claims file is read: its claims are split over
+    /// several files (test, val, train), and which to run is the caller's choice.
+    #[error("{}: a QuanTemp++ folder, whose claims are split over {}: name the one to read\n\nhint: --claims {}", path.display(), splits.join(", "), suggestion.display())]
+    SplitClaims {
+        /// The folder.
+        path: PathBuf,
+        /// The split files it holds (`test.json`, …).
+        splits: Vec<String>,
+        /// The first of them, as a path to pass.
+        suggestion: PathBuf,
+    },
+
     /// An index was built by an incompatible quantir (format or analyzer version).
     #[error(
         "{}: incompatible index: {what} is {found}, this quantir reads {supported}\n\nhint: rebuild it with `quantir index --corpus <CORPUS> --index {}`",

@@ -38,7 +38,7 @@ const QUANTEMP_SPLITS: [&str; 3] = ["test.json", "val.json", "train.json"];
 fn resolve(path: &Path, format: Format, role: Role) -> Result<(Format, PathBuf)> {
     let unknown = |why: String| Error::UnknownFormat { path: path.to_path_buf(), why, choices: Format::CHOICES.into() };
     if path.is_dir() {
-        return folder(path, format, role).map_err(unknown);
+        return folder(path, format, role);
     }
     let file = path.to_path_buf();
     if format != Format::Auto {
@@ -73,22 +73,23 @@ fn resolve(path: &Path, format: Format, role: Role) -> Result<(Format, PathBuf)>
 
 /// The format and file of a folder: a BEIR folder's `corpus.jsonl` / `queries.jsonl`, or a
 /// QuanTemp++ folder's `corpus.json` (its claims are split over several files, so a claims path
-/// names one of them); otherwise why not.
-fn folder(path: &Path, format: Format, role: Role) -> std::result::Result<(Format, PathBuf), String> {
+/// names one of them: [`Error::SplitClaims`]); otherwise why not.
+fn folder(path: &Path, format: Format, role: Role) -> Result<(Format, PathBuf)> {
     let beir = path.join(role.beir_file());
     let quantemp = path.join("corpus.json");
-    match format {
-        Format::Auto | Format::Beir if beir.is_file() => Ok((Format::Beir, beir)),
-        Format::Auto | Format::Quantemp if role == Role::Corpus && quantemp.is_file() => Ok((Format::Quantemp, quantemp)),
+    let why = match format {
+        Format::Auto | Format::Beir if beir.is_file() => return Ok((Format::Beir, beir)),
+        Format::Auto | Format::Quantemp if role == Role::Corpus && quantemp.is_file() => return Ok((Format::Quantemp, quantemp)),
         Format::Auto | Format::Quantemp if role == Role::Claims && QUANTEMP_SPLITS.iter().any(|f| path.join(f).is_file()) => {
-            let splits: Vec<&str> = QUANTEMP_SPLITS.into_iter().filter(|f| path.join(f).is_file()).collect();
-            Err(format!("a QuanTemp++ folder, whose claims are split over {}: name the one to read ({})", splits.join(", "), path.join(splits[0]).display()))
+            let splits: Vec<String> = QUANTEMP_SPLITS.into_iter().filter(|f| path.join(f).is_file()).map(String::from).collect();
+            return Err(Error::SplitClaims { path: path.to_path_buf(), suggestion: path.join(&splits[0]), splits });
         }
-        Format::Auto => Err(format!("a folder without {} (a BEIR folder has one){}", role.beir_file(), if role == Role::Corpus { " or corpus.json (a QuanTemp++ folder has one)" } else { "" })),
-        Format::Beir => Err(format!("a folder without {} (a BEIR folder has one)", role.beir_file())),
-        Format::Quantemp if role == Role::Corpus => Err("a folder without corpus.json (a QuanTemp++ folder has one)".into()),
-        other => Err(format!("a folder, but --format {} reads a file", name(other))),
-    }
+        Format::Auto => format!("a folder without {} (a BEIR folder has one){}", role.beir_file(), if role == Role::Corpus { " or corpus.json (a QuanTemp++ folder has one)" } else { "" }),
+        Format::Beir => format!("a folder without {} (a BEIR folder has one)", role.beir_file()),
+        Format::Quantemp if role == Role::Corpus => "a folder without corpus.json (a QuanTemp++ folder has one)".into(),
+        other => format!("a folder, but --format {} reads a file", name(other)),
+    };
+    Err(Error::UnknownFormat { path: path.to_path_buf(), why, choices: Format::CHOICES.into() })
 }
 
 fn name(format: Format) -> &'static str {

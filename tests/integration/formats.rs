@@ -1,6 +1,7 @@
 //! Every corpus and claims format, auto-detected and named.
 
 use quantir::corpus::{load_claims, load_corpus, Format};
+use quantir::Error;
 
 use crate::util::fixture;
 
@@ -31,8 +32,12 @@ fn quantemp_claims_are_keyed_by_position() {
     assert_eq!(claims[1].date.unwrap().to_string(), "2023-08-20");
     assert_eq!(claims[2].date, None);
     // A QuanTemp++ folder holds several splits: the error names them and the file to give.
-    let err = load_claims(&fixture("quantemp"), Format::Auto, None).unwrap_err().to_string();
-    assert!(err.contains("a QuanTemp++ folder, whose claims are split over test.json: name the one to read") && err.contains("test.json)"), "{err}");
+    let err = load_claims(&fixture("quantemp"), Format::Auto, None).unwrap_err();
+    let Error::SplitClaims { splits, suggestion, .. } = &err else { panic!("{err}") };
+    assert_eq!((splits.as_slice(), suggestion.as_path()), (["test.json".to_string()].as_slice(), fixture("quantemp/test.json").as_path()));
+    let err = err.to_string();
+    assert!(err.contains("a QuanTemp++ folder, whose claims are split over test.json: name the one to read"), "{err}");
+    assert!(err.ends_with(&format!("hint: --claims {}", fixture("quantemp/test.json").display())) && !err.contains("--format"), "{err}");
 }
 
 #[test]
