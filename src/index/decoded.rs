@@ -15,7 +15,10 @@
 
 use std::sync::OnceLock;
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 use tantivy::postings::BlockSegmentPostings;
 use tantivy::schema::IndexRecordOption;
 use tantivy::InvertedIndexReader;
@@ -30,8 +33,13 @@ pub const MAX_TOKENS: u64 = 4 << 20;
 
 /// One segment's postings as arrays (module doc).
 pub struct DecodedPostings {
-    /// A term's text → its number.
-    numbers: FxHashMap<Box<str>, u32>,
+    /// Every term's text, one after another: term `t`'s is `texts[text_starts[t]..text_starts[t + 1]]`
+    /// (one allocation, where a `String` a term made reading and dropping SciFact's 30,000 terms
+    /// a tenth of a one-claim run).
+    texts: String,
+    text_starts: Vec<u32>,
+    /// The term numbers, hashed by their texts ([`hash`]).
+    numbers: HashTable<u32>,
     /// Term `t`'s postings are `docs[starts[t]..starts[t + 1]]`, with `freqs` beside them.
     starts: Vec<u32>,
     docs: Vec<u32>,
@@ -46,16 +54,24 @@ impl DecodedPostings {
     /// (more postings than `u32` counts are refused as `None`).
     pub(super) fn read(inverted: &InvertedIndexReader) -> std::io::Result<Option<DecodedPostings>> {
         let terms = inverted.terms();
-        let mut numbers = FxHashMap::default();
-        numbers.reserve(terms.num_terms());
-        let (mut starts, mut docs, mut freqs) = (Vec::with_capacity(terms.num_terms() + 1), Vec::new(), Vec::new());
+        let count = terms.num_terms();
+        let (mut texts, mut text_starts, mut numbers) = (String::new(), Vec::with_capacity(count + 1), HashTable::with_capacity(count));
+        // Postings are at most the tokens: reserved once, the arrays are never copied to grow
+        // (pages reserved beyond the postings are never touched).
+        let most = usize::try_from(inverted.total_num_tokens()).unwrap_or(usize::MAX).min(MAX_TOKENS as usize);
+        let (mut starts, mut docs, mut freqs) = (Vec::with_capacity(count + 1), Vec::with_capacity(most), Vec::with_capacity(most));
         let mut stream = terms.stream()?;
         while stream.advance() {
             // Terms of the body field are analysed text: UTF-8 (a key that is not could never
             // be looked up from a query, and is left out).
             let Ok(text) = std::str::from_utf8(stream.key()) else { continue };
-            let Ok(start) = u32::try_from(docs.len()) else { return Ok(None) };
-            numbers.insert(text.into(), starts.len() as u32);
+            let (Ok(start), Ok(text_start)) = (u32::try_from(docs.len()), u32::try_from(texts.len())) else { return Ok(None) };
+            let number = starts.len() as u32;
+            text_starts.push(text_start);
+            texts.push_str(text);
+            // Only earlier terms are in the table (each one's text ends where the next starts).
+            let rehash = |&n: &u32| hash(&texts[text_starts[n as usize] as usize..text_starts[n as usize + 1] as usize]);
+            numbers.insert_unique(hash(text), number, rehash);
             starts.push(start);
             let mut block: BlockSegmentPostings = inverted.read_block_postings_from_terminfo(stream.value(), IndexRecordOption::WithFreqs)?;
             while !block.docs().is_empty() {
@@ -64,15 +80,21 @@ impl DecodedPostings {
                 block.advance();
             }
         }
-        let Ok(end) = u32::try_from(docs.len()) else { return Ok(None) };
+        let (Ok(end), Ok(text_end)) = (u32::try_from(docs.len()), u32::try_from(texts.len())) else { return Ok(None) };
         starts.push(end);
-        Ok(Some(DecodedPostings { numbers, starts, docs, freqs, values: OnceLock::new() }))
+        text_starts.push(text_end);
+        Ok(Some(DecodedPostings { texts, text_starts, numbers, starts, docs, freqs, values: OnceLock::new() }))
     }
 
     /// The number of the term with this (analysed) text, if the segment has it.
     #[inline]
     pub fn number(&self, text: &str) -> Option<u32> {
-        self.numbers.get(text).copied()
+        self.numbers.find(hash(text), |&number| self.text(number) == text).copied()
+    }
+
+    /// Term `number`'s text.
+    fn text(&self, number: u32) -> &str {
+        &self.texts[self.text_starts[number as usize] as usize..self.text_starts[number as usize + 1] as usize]
     }
 
     /// Where term `number`'s postings are in [`DecodedPostings::docs`] and the others.
@@ -103,4 +125,9 @@ impl DecodedPostings {
         let (kept, values) = self.values.get_or_init(|| (key, make(self)));
         (*kept == key).then_some(values.as_slice())
     }
+}
+
+/// A term text's hash in [`DecodedPostings::numbers`].
+fn hash(text: &str) -> u64 {
+    FxBuildHasher.hash_one(text)
 }

@@ -31,6 +31,8 @@
 
 mod kernel;
 
+use std::sync::OnceLock;
+
 use tantivy::postings::{Postings, SegmentPostings, TermInfo};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocSet, Term, TERMINATED};
@@ -206,8 +208,10 @@ pub struct Bm25<'a> {
     norm_inverse: [f32; 256],
     /// How [`Bm25::search`] finds the top k.
     strategy: Strategy,
-    /// The postings as arrays, in a small one-segment index ([`Index::decoded`]).
-    decoded: Option<Decoded<'a>>,
+    /// The postings as arrays, in a small one-segment index ([`Index::decoded`]): read by the
+    /// first exhaustive search ([`Bm25::decoded`]), so a run that never searches BM25 (dense
+    /// only) or that prunes does not decode them.
+    decoded: OnceLock<Option<Decoded<'a>>>,
 }
 
 impl<'a> Bm25<'a> {
@@ -223,12 +227,23 @@ impl<'a> Bm25<'a> {
             // k1 = 0 makes tf irrelevant: every matching term scores its idf (norm 0 → ∞ inverse).
             *slot = if norm > 0.0 { 1.0 / norm } else { f32::INFINITY };
         }
-        let decoded = index.decoded()?.map(|postings| {
+        Ok(Bm25 { index, analyzer: Analyzer::default(), params, norm_inverse, strategy: Strategy::default(), decoded: OnceLock::new() })
+    }
+
+    /// The index's decoded postings with this searcher's contributions, read on first use
+    /// ([`Index::decoded`]; `None` where the index has none).
+    fn decoded(&self) -> Result<Option<&Decoded<'a>>> {
+        if let Some(decoded) = self.decoded.get() {
+            return Ok(decoded.as_ref());
+        }
+        let (index, params) = (self.index, self.params);
+        let read = index.decoded()?.map(|postings| {
             let key = u64::from(params.k1.to_bits()) << 32 | u64::from(params.b.to_bits());
-            let values = postings.values(key, |postings| Self::contributions(index, postings, &norm_inverse));
+            let values = postings.values(key, |postings| Self::contributions(index, postings, &self.norm_inverse));
             Decoded { postings, values }
         });
-        Ok(Bm25 { index, analyzer: Analyzer::default(), params, norm_inverse, strategy: Strategy::default(), decoded })
+        // Another thread may have read them meanwhile: either is the same.
+        Ok(self.decoded.get_or_init(|| read).as_ref())
     }
 
     /// Every decoded posting's contribution for its term occurring once in a query: weight idf,
@@ -254,7 +269,7 @@ impl<'a> Bm25<'a> {
     /// The same searcher reading tantivy's postings even where the index has decoded ones.
     #[cfg(test)]
     fn without_decoded(self) -> Self {
-        Bm25 { decoded: None, ..self }
+        Bm25 { decoded: OnceLock::from(None), ..self }
     }
 
     /// The parameters in use.
@@ -278,7 +293,8 @@ impl<'a> Bm25<'a> {
         });
         let n = self.index.num_docs() as f64;
         let mut terms = Vec::with_capacity(counted.len());
-        if let (true, Some(Decoded { postings, .. })) = (decoded, &self.decoded) {
+        let decoded = if decoded { self.decoded()? } else { None };
+        if let Some(Decoded { postings, .. }) = decoded {
             for (text, count) in counted {
                 if let Some(number) = postings.number(&text) {
                     let weight = count as f32 * idf(n, postings.span(number).len() as f64);
@@ -667,7 +683,8 @@ impl<'a> Bm25<'a> {
     /// a range's start (blocks before it are skipped undecoded) and left at the range's end.
     fn accumulate(&self, segment_ord: usize, term: &QueryTerm, ranges: &[std::ops::Range<u32>], scratch: &mut Scratch) -> Result<()> {
         let segment = &self.index.segments()[segment_ord];
-        if let (Some(number), Some(decoded)) = (term.number, &self.decoded) {
+        // A term has a number only once the decoded postings were read.
+        if let (Some(number), Some(Some(decoded))) = (term.number, self.decoded.get()) {
             self.accumulate_decoded(segment, decoded, number, term, ranges, scratch);
             return Ok(());
         }
