@@ -156,7 +156,7 @@ mod avx512 {
             let inverse = unsafe { _mm512_i32gather_ps::<4>(codes, norm_inverse.as_ptr()) };
             // contribution(): (weight − weight / (1 + tf · inverse)).max(smallest positive f32).
             let c = _mm512_max_ps(_mm512_sub_ps(w, _mm512_div_ps(w, _mm512_add_ps(one, _mm512_mul_ps(tf, inverse)))), tiny);
-            n = unsafe { add_step(d, c, scores, list, n) };
+            n = unsafe { add_step(ALL, d, c, scores, list, n) };
             i += LANES;
         }
         *listed = n;
@@ -183,7 +183,7 @@ mod avx512 {
             // LANES values from list[n], inside list.
             let d = unsafe { _mm512_loadu_si512(docs.as_ptr().add(i).cast()) };
             let c = unsafe { _mm512_loadu_ps(values.as_ptr().add(i)) };
-            n = unsafe { add_step(d, c, scores, list, n) };
+            n = unsafe { add_step(ALL, d, c, scores, list, n) };
             i += LANES;
         }
         // The last few postings (a term's tail, or a rare term's all) in one masked step.
@@ -193,15 +193,10 @@ mod avx512 {
             if last <= i32::MAX as usize && last < scores.len() && n + LANES <= list.len() {
                 let mask: __mmask16 = (1 << rest) - 1;
                 // SAFETY: the masked loads read lanes i..i + rest of docs and values, which
-                // exist; the masked gather and scatter touch those lanes' documents, at most
-                // `last`, inside scores; the store writes LANES values from list[n], inside list.
+                // exist; those lanes' documents are at most `last`, inside scores.
                 let d = unsafe { _mm512_maskz_loadu_epi32(mask, docs.as_ptr().add(i).cast()) };
                 let c = unsafe { _mm512_maskz_loadu_ps(mask, values.as_ptr().add(i)) };
-                let before = unsafe { _mm512_mask_i32gather_ps::<4>(_mm512_set1_ps(1.0), mask, d, scores.as_ptr()) };
-                unsafe { _mm512_mask_i32scatter_ps::<4>(scores.as_mut_ptr(), mask, d, _mm512_add_ps(before, c)) };
-                let first = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(mask, before, _mm512_setzero_ps());
-                unsafe { _mm512_storeu_si512(list.as_mut_ptr().add(n).cast(), _mm512_maskz_compress_epi32(first, d)) };
-                n += first.count_ones() as usize;
+                n = unsafe { add_step(mask, d, c, scores, list, n) };
                 i += rest;
             }
         }
@@ -209,19 +204,23 @@ mod avx512 {
         i
     }
 
-    /// Adds `c` to the scores of the [`LANES`] distinct documents `d` and writes those touched
-    /// first (a score that was 0) to `list` from `n`, returning the count after them.
+    /// Every lane of a step.
+    const ALL: __mmask16 = 0xFFFF;
+
+    /// Adds `c` to the scores of the distinct documents `d` in the lanes of `mask` and writes
+    /// those touched first (a score that was 0) to `list` from `n`, returning the count after
+    /// them. A full step passes [`ALL`]: the gather and scatter take a mask register either way.
     ///
     /// # Safety
-    /// The CPU must have AVX-512F; every document is inside `scores` and below 2³¹, and
-    /// `n + LANES <= list.len()`.
+    /// The CPU must have AVX-512F; every document of a lane in `mask` is inside `scores` and
+    /// below 2³¹, and `n + LANES <= list.len()`.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn add_step(d: __m512i, c: __m512, scores: &mut [f32], list: &mut [u32], n: usize) -> usize {
-        // SAFETY: the caller's bounds.
-        let before = unsafe { _mm512_i32gather_ps::<4>(d, scores.as_ptr()) };
-        unsafe { _mm512_i32scatter_ps::<4>(scores.as_mut_ptr(), d, _mm512_add_ps(before, c)) };
-        let first = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(before, _mm512_setzero_ps());
+    unsafe fn add_step(mask: __mmask16, d: __m512i, c: __m512, scores: &mut [f32], list: &mut [u32], n: usize) -> usize {
+        // SAFETY: the caller's bounds; lanes outside `mask` are neither read nor written.
+        let before = unsafe { _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), mask, d, scores.as_ptr()) };
+        unsafe { _mm512_mask_i32scatter_ps::<4>(scores.as_mut_ptr(), mask, d, _mm512_add_ps(before, c)) };
+        let first = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(mask, before, _mm512_setzero_ps());
         unsafe { _mm512_storeu_si512(list.as_mut_ptr().add(n).cast(), _mm512_maskz_compress_epi32(first, d)) };
         n + first.count_ones() as usize
     }
