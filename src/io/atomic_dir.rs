@@ -29,6 +29,26 @@ pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
     file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| Error::io(path, e))
 }
 
+/// Asks the kernel to start writing bytes `from..from + len` of `file` to the disk, without
+/// waiting for them (Linux `sync_file_range(SYNC_FILE_RANGE_WRITE)`; nothing elsewhere). A
+/// writer of a large file calls it as each chunk is written, so the disk writes while the next
+/// chunks are made and [`write_replacing_with`]'s closing fsync finds little left to wait for: a
+/// 286 MB run file (SciFact's claims listed 20 times over, k = 1000) spent a third of its run
+/// in that fsync. A file that is not on a disk (a pipe) refuses it, and that is harmless.
+pub fn start_writeback(file: &std::fs::File, from: u64, len: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let (Ok(from), Ok(len)) = (i64::try_from(from), i64::try_from(len)) else { return };
+        // SAFETY: `file` is an open descriptor for the whole call; the call only schedules
+        // writes of its own pages. Its result is not needed: the fsync that follows writes
+        // whatever was not started here.
+        unsafe { libc::sync_file_range(file.as_raw_fd(), from, len, libc::SYNC_FILE_RANGE_WRITE) };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, from, len);
+}
+
 /// Replaces the file `path` with `bytes` ([`write_replacing_with`]).
 pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;

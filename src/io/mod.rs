@@ -6,7 +6,7 @@
 mod atomic_dir;
 mod text;
 
-pub use atomic_dir::{write_replacing, write_replacing_with, write_synced, AtomicDir};
+pub use atomic_dir::{start_writeback, write_replacing, write_replacing_with, write_synced, AtomicDir};
 
 /// The wait before retry `attempt` (1 for the first retry): `base · 2^attempt`, at most `cap`,
 /// saturating for any attempt (the one backoff rule of the LLM client and the OpenSearch client).

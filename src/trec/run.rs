@@ -33,6 +33,7 @@ where
         // Lines go straight into one buffer, flushed to the file every megabyte; a query's
         // `qid Q0 ` and the ` tag\n` every line ends with are made once.
         let mut out = Vec::with_capacity(FLUSH_AT + 4096);
+        let mut written = 0u64;
         let tail = format!(" {tag}\n");
         let mut head = Vec::new();
         for (qid, docs) in queries {
@@ -49,6 +50,8 @@ where
                 out.extend_from_slice(tail.as_bytes());
                 if out.len() >= FLUSH_AT {
                     file.write_all(&out)?;
+                    crate::io::start_writeback(file, written, out.len() as u64);
+                    written += out.len() as u64;
                     out.clear();
                 }
             }
