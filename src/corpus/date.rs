@@ -119,20 +119,19 @@ pub fn day_number(date: NaiveDate) -> DayNumber {
 impl std::fmt::Display for PubDate {
     /// `2022-03-21`, `2022-03` or `2022`, by precision.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // chrono's `%Y-%m-%d` for the years a parsed date has (1000–9999), without parsing a
-        // format string for each date (an index build writes one per document).
+        // chrono's `%Y-%m-%d` without parsing a format string for each date (an index build
+        // writes one per document): its `%Y` is four digits for years 0–9999 (every parsed
+        // date's) and signed otherwise.
         let (year, month, day) = (self.first.year(), self.first.month(), self.first.day());
-        if !(0..=9999).contains(&year) {
-            return match self.precision {
-                Precision::Day => write!(f, "{}", self.first.format("%Y-%m-%d")),
-                Precision::Month => write!(f, "{}", self.first.format("%Y-%m")),
-                Precision::Year => write!(f, "{}", self.first.format("%Y")),
-            };
+        if (0..=9999).contains(&year) {
+            write!(f, "{year:04}")?;
+        } else {
+            write!(f, "{}", self.first.format("%Y"))?;
         }
         match self.precision {
-            Precision::Day => write!(f, "{year:04}-{month:02}-{day:02}"),
-            Precision::Month => write!(f, "{year:04}-{month:02}"),
-            Precision::Year => write!(f, "{year:04}"),
+            Precision::Day => write!(f, "-{month:02}-{day:02}"),
+            Precision::Month => write!(f, "-{month:02}"),
+            Precision::Year => Ok(()),
         }
     }
 }
