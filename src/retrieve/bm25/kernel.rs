@@ -1,5 +1,6 @@
 //! The exhaustive scorer's innermost loops, where most of a search's time goes, one document
-//! after another: [`add`] adds one block of a term's postings to the accumulator, [`take`] takes
+//! after another: [`add`] adds one block of a term's postings to the accumulator ([`add_values`]
+//! their contributions computed before, [`add_row`] a dense row of them), [`take`] takes
 //! the touched documents' scores back out for selection, and [`sweep`] does the same for a whole
 //! span of the accumulator, in order, when much of it is touched. On CPUs with AVX-512 all three
 //! go sixteen documents at a time. `add` gathers the sixteen lengths' inverse norms and scores,
@@ -46,6 +47,23 @@ pub(super) fn add_values(docs: &[u32], values: &[f32], scores: &mut [f32], list:
         done = unsafe { avx512::add_values(docs, values, scores, list, listed) };
     }
     scalar_values(&docs[done..], &values[done..], scores, list, listed);
+}
+
+/// Adds a dense row of contributions to the accumulator's span of the same documents:
+/// `scores[i] += row[i]`, in order (0 where the term does not occur leaves a score's bits as
+/// they were). Touched documents are not listed: the selection sweeps the span.
+#[inline]
+pub(super) fn add_row(row: &[f32], scores: &mut [f32]) {
+    #[allow(unused_mut)]
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; `avx512::add_row` checks every bound it relies on.
+        done = unsafe { avx512::add_row(row, scores) };
+    }
+    for (score, &value) in scores.iter_mut().zip(row).skip(done) {
+        *score += value;
+    }
 }
 
 /// Takes the scores of the touched documents `docs` out of the accumulator (leaving 0, the
@@ -201,6 +219,26 @@ mod avx512 {
             }
         }
         *listed = n;
+        i
+    }
+
+    /// [`super::add_row`] in steps of [`LANES`] while a whole step fits; returns how many
+    /// scores were added to.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn add_row(row: &[f32], scores: &mut [f32]) -> usize {
+        let len = row.len().min(scores.len());
+        let mut i = 0;
+        while i + LANES <= len {
+            // SAFETY: lanes i..i + LANES of row and scores exist (loop condition).
+            unsafe {
+                let sum = _mm512_add_ps(_mm512_loadu_ps(scores.as_ptr().add(i)), _mm512_loadu_ps(row.as_ptr().add(i)));
+                _mm512_storeu_ps(scores.as_mut_ptr().add(i), sum);
+            }
+            i += LANES;
+        }
         i
     }
 
@@ -361,6 +399,23 @@ mod tests {
             prop_assert_eq!(&list[..listed], &want_list[..want_listed]);
             let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             prop_assert_eq!(bits(&scores), bits(&want_scores));
+        }
+    }
+
+    proptest! {
+        /// Adding a dense row: the vector path gives the scalar sum's bits, over any length and
+        /// rows with zeros (documents without the term), which leave a score's bits alone.
+        #[test]
+        fn adding_a_row_equals_one_score_at_a_time(
+            scores in proptest::collection::vec(prop_oneof![0.0f32..20.0, Just(0.0f32)], 0..300),
+            row in proptest::collection::vec(prop_oneof![0.001f32..20.0, Just(0.0f32), Just(f32::from_bits(1))], 300),
+        ) {
+            let row = &row[..scores.len()];
+            let want: Vec<u32> = scores.iter().zip(row).map(|(s, r)| (s + r).to_bits()).collect();
+            let mut got = scores.clone();
+            add_row(row, &mut got);
+            prop_assert_eq!(got.iter().map(|s| s.to_bits()).collect::<Vec<_>>(), want);
+            prop_assert!(scores.iter().zip(row).all(|(s, r)| *r != 0.0 || (s + r).to_bits() == s.to_bits()));
         }
     }
 
