@@ -36,7 +36,7 @@ impl Role {
 const QUANTEMP_SPLITS: [&str; 3] = ["test.json", "val.json", "train.json"];
 
 fn resolve(path: &Path, format: Format, role: Role) -> Result<(Format, PathBuf)> {
-    let unknown = |why: String| Error::UnknownFormat { path: path.to_path_buf(), why, choices: Format::CHOICES.into() };
+    let unknown = |why: String| unknown(path, why);
     if path.is_dir() {
         return folder(path, format, role);
     }
@@ -89,7 +89,12 @@ fn folder(path: &Path, format: Format, role: Role) -> Result<(Format, PathBuf)> 
         Format::Quantemp if role == Role::Corpus => "a folder without corpus.json (a QuanTemp++ folder has one)".into(),
         other => format!("a folder, but --format {} reads a file", name(other)),
     };
-    Err(Error::UnknownFormat { path: path.to_path_buf(), why, choices: Format::CHOICES.into() })
+    Err(unknown(path, why))
+}
+
+/// The error for a `path` whose format is not recognised, and `why`, with the formats to name.
+fn unknown(path: &Path, why: String) -> Error {
+    Error::UnknownFormat { path: path.to_path_buf(), why, choices: Format::CHOICES.into() }
 }
 
 fn name(format: Format) -> &'static str {

@@ -71,7 +71,7 @@ impl DecodedPostings {
             text_starts.push(text_start);
             texts.push_str(text);
             // Only earlier terms are in the table (each one's text ends where the next starts).
-            let rehash = |&n: &u32| hash(&texts[text_starts[n as usize] as usize..text_starts[n as usize + 1] as usize]);
+            let rehash = |&n: &u32| hash(term_text(&texts, &text_starts, n));
             numbers.insert_unique(hash(text), number, rehash);
             starts.push(start);
             let mut block: BlockSegmentPostings = inverted.read_block_postings_from_terminfo(stream.value(), IndexRecordOption::WithFreqs)?;
@@ -95,7 +95,7 @@ impl DecodedPostings {
 
     /// Term `number`'s text.
     fn text(&self, number: u32) -> &str {
-        &self.texts[self.text_starts[number as usize] as usize..self.text_starts[number as usize + 1] as usize]
+        term_text(&self.texts, &self.text_starts, number)
     }
 
     /// Where term `number`'s postings are in [`DecodedPostings::docs`] and the others.
@@ -127,6 +127,13 @@ impl DecodedPostings {
         let (kept, derived) = self.derived.get_or_init(|| (key, Box::new(make(self))));
         (*kept == key).then(|| derived.downcast_ref()).flatten()
     }
+}
+
+/// Term `number`'s text in `texts`, which holds every term's one after another from
+/// `text_starts` (one start a term, and one past the last term's end).
+#[inline]
+fn term_text<'t>(texts: &'t str, text_starts: &[u32], number: u32) -> &'t str {
+    &texts[text_starts[number as usize] as usize..text_starts[number as usize + 1] as usize]
 }
 
 /// A term text's hash in [`DecodedPostings::numbers`].
