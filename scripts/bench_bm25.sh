@@ -26,6 +26,7 @@ bm25s_repeat=20
 generator=$(realpath -m "${1:-$(dirname "$0")/../../shared/bench/make_scale_corpus.py}")
 replica_generator=$(realpath -m "${2:-$(dirname "$generator")/make_quantemp_replica.py}")
 source "$(dirname "$0")/bench/setup.sh"
+$py -m pip install --quiet --disable-pip-version-check -r scripts/bench/bm25s-requirements.txt
 work=bench/tmp
 out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
 # Only what this script writes goes: other benchmarks keep their work in bench/tmp too (the

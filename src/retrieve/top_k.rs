@@ -68,6 +68,11 @@ impl TopK {
         self.floor = unkey(self.keys[self.k - 1]).0;
     }
 
+    /// How many candidates are kept.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
     /// A score below this cannot be kept (−∞ until a selection has found k candidates): a cheap
     /// first test for a scan over many scores, before the date check and the tie rule.
     #[inline]

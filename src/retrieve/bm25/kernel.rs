@@ -2,7 +2,8 @@
 //! after another: [`add`] adds one block of a term's postings to the accumulator ([`add_values`]
 //! their contributions computed before, [`add_row`] a dense row of them), [`take`] takes
 //! the touched documents' scores back out for selection, and [`sweep`] does the same for a whole
-//! span of the accumulator, in order, when much of it is touched. On CPUs with AVX-512 all three
+//! span of the accumulator, in order, when much of it is touched, with a floor that
+//! [`keep_group_maxima`] takes from the span first. On CPUs with AVX-512 all three
 //! go sixteen documents at a time. `add` gathers the sixteen lengths' inverse norms and scores,
 //! computes the contributions side by side, scatters the sums back and appends the first touches
 //! to the touched list; a block's documents are strictly increasing, so no two lanes write the
@@ -107,6 +108,83 @@ pub(super) fn sweep(scores: &mut [f32], base: u32, floor: f32, out_docs: &mut [u
         n += usize::from(score > 0.0 && score >= floor);
     }
     n
+}
+
+/// Documents per group of [`keep_group_maxima`]: a group is sixteen documents `LANES` apart in
+/// a stretch of `GROUP_DOCS · LANES`, so that sixteen groups' maxima are taken side by side, one
+/// vector maximum per sixteen documents and no maximum across lanes.
+pub(super) const GROUP_DOCS: usize = 16;
+const GROUP_LANES: usize = 16;
+
+/// Keeps in `best` (at most `kth` values) the `kth` largest of the maxima of groups of
+/// [`GROUP_DOCS`] documents of `scores`, a span of the accumulator (scores are never negative,
+/// so their bits order as they do), adding to what `best` holds from earlier spans. Each maximum
+/// is the score of a document of its group and the groups are disjoint, so once `best` holds
+/// `kth` values, `kth` different documents score at least its least: no document below it can be
+/// among the best `kth`. A sweep ([`sweep`]) given it as its floor then gathers a few documents
+/// more than k instead of every touched one of its first chunks.
+pub(super) fn keep_group_maxima(scores: &[f32], kth: usize, best: &mut Best) {
+    #[allow(unused_mut)]
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; `avx512::keep_group_maxima` checks every bound it relies on.
+        done = unsafe { avx512::keep_group_maxima(scores, kth, best) };
+    }
+    scalar_keep_group_maxima(&scores[done..], kth, best);
+}
+
+/// [`keep_group_maxima`] without vector instructions (the same groups).
+fn scalar_keep_group_maxima(scores: &[f32], kth: usize, best: &mut Best) {
+    let stretches = scores.chunks_exact(GROUP_DOCS * GROUP_LANES);
+    let rest = stretches.remainder();
+    for stretch in stretches {
+        let mut maxima = [0u32; GROUP_LANES];
+        for step in stretch.chunks_exact(GROUP_LANES) {
+            for (max, score) in maxima.iter_mut().zip(step) {
+                *max = (*max).max(score.to_bits());
+            }
+        }
+        keep_above(maxima, kth, best);
+    }
+    for group in rest.chunks(GROUP_DOCS) {
+        keep_above([group.iter().fold(0, |max, score| max.max(score.to_bits()))], kth, best);
+    }
+}
+
+/// The `kth` largest group maxima so far ([`keep_group_maxima`]): a min-heap of their bits.
+pub(super) type Best = std::collections::BinaryHeap<std::cmp::Reverse<u32>>;
+
+/// The least of `best` once it holds `kth` values (a maximum not above it is not kept), else 0.
+#[inline]
+fn kept_floor(kth: usize, best: &Best) -> u32 {
+    match best.len() >= kth {
+        true => best.peek().map_or(u32::MAX, |least| least.0),
+        false => 0,
+    }
+}
+
+/// Keeps those of `maxima` above [`kept_floor`] (0 never is: an untouched group) among the
+/// `kth` largest in `best`.
+#[inline]
+fn keep_above<const N: usize>(maxima: [u32; N], kth: usize, best: &mut Best) {
+    for max in maxima {
+        if max > kept_floor(kth, best) {
+            keep_max(max, kth, best);
+        }
+    }
+}
+
+/// Keeps `max` among the `kth` largest in `best`.
+#[inline]
+fn keep_max(max: u32, kth: usize, best: &mut Best) {
+    if best.len() < kth {
+        best.push(std::cmp::Reverse(max));
+    } else if let Some(mut least) = best.peek_mut() {
+        if max > least.0 {
+            *least = std::cmp::Reverse(max);
+        }
+    }
 }
 
 /// One posting at a time.
@@ -238,6 +316,40 @@ mod avx512 {
                 _mm512_storeu_ps(scores.as_mut_ptr().add(i), sum);
             }
             i += LANES;
+        }
+        i
+    }
+
+    /// [`super::keep_group_maxima`] with 512-bit vector maxima.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    /// Whole stretches of [`super::GROUP_DOCS`] steps: each step's lanes are the sixteen groups,
+    /// and a stretch's maxima are kept only when one is above the least kept. Returns how many
+    /// scores were read (the caller reads the rest).
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn keep_group_maxima(scores: &[f32], kth: usize, best: &mut super::Best) -> usize {
+        const STRETCH: usize = super::GROUP_DOCS * LANES;
+        let mut i = 0;
+        while i + STRETCH <= scores.len() {
+            let mut maxima = _mm512_setzero_si512();
+            for step in 0..super::GROUP_DOCS {
+                // SAFETY: lanes i + step · LANES.. of the stretch exist (loop condition).
+                maxima = _mm512_max_epu32(maxima, unsafe { _mm512_loadu_si512(scores.as_ptr().add(i + step * LANES).cast()) });
+            }
+            let floor = _mm512_set1_epi32(super::kept_floor(kth, best) as i32);
+            let mut above = _mm512_cmpgt_epu32_mask(maxima, floor);
+            if above != 0 {
+                let mut lanes = [0u32; LANES];
+                // SAFETY: `lanes` holds LANES values.
+                unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), maxima) };
+                // Only the lanes above the least kept (all of them while fewer are kept).
+                while above != 0 {
+                    super::keep_max(lanes[above.trailing_zeros() as usize], kth, best);
+                    above &= above - 1;
+                }
+            }
+            i += STRETCH;
         }
         i
     }
@@ -416,6 +528,46 @@ mod tests {
             add_row(row, &mut got);
             prop_assert_eq!(got.iter().map(|s| s.to_bits()).collect::<Vec<_>>(), want);
             prop_assert!(scores.iter().zip(row).all(|(s, r)| *r != 0.0 || (s + r).to_bits() == s.to_bits()));
+        }
+    }
+
+    proptest! {
+        /// The floor from group maxima: once `kth` are kept, at least `kth` scores are not below
+        /// it, and it is the `kth` largest of the groups' maxima (sixteen documents sixteen apart
+        /// in each whole stretch of 256, then sixteen in a row), over one span or two, on the
+        /// vector path and without it.
+        #[test]
+        fn the_group_floor_is_the_kth_largest_group_maximum(
+            scores in proptest::collection::vec(prop_oneof![0.0f32..20.0, Just(0.0f32), Just(f32::from_bits(1))], 0..1200),
+            kth in 1usize..70,
+            split in any::<u16>(),
+        ) {
+            let split = usize::from(split) % (scores.len() + 1);
+            let spans = [&scores[..split], &scores[split..]];
+            let mut maxima: Vec<u32> = Vec::new();
+            for span in spans {
+                let stretches = span.chunks_exact(GROUP_DOCS * GROUP_LANES);
+                let rest = stretches.remainder();
+                for stretch in stretches {
+                    maxima.extend((0..GROUP_LANES).map(|lane| (0..GROUP_DOCS).map(|step| stretch[step * GROUP_LANES + lane].to_bits()).max().unwrap()));
+                }
+                maxima.extend(rest.chunks(GROUP_DOCS).map(|group| group.iter().map(|s| s.to_bits()).max().unwrap()));
+            }
+            maxima.retain(|&max| max > 0);
+            maxima.sort_unstable_by(|a, b| b.cmp(a));
+            let want = (maxima.len() >= kth).then(|| maxima[kth - 1]);
+            let (mut vector, mut scalar) = (Best::new(), Best::new());
+            for span in spans {
+                keep_group_maxima(span, kth, &mut vector);
+                scalar_keep_group_maxima(span, kth, &mut scalar);
+            }
+            for best in [vector, scalar] {
+                let got = (best.len() == kth).then(|| best.peek().unwrap().0);
+                prop_assert_eq!(got, want);
+                if let Some(floor) = got {
+                    prop_assert!(scores.iter().filter(|s| s.to_bits() >= floor).count() >= kth);
+                }
+            }
         }
     }
 
