@@ -26,6 +26,7 @@ bm25s_repeat=20
 generator=$(realpath -m "${1:-$(dirname "$0")/../../shared/bench/make_scale_corpus.py}")
 replica_generator=$(realpath -m "${2:-$(dirname "$generator")/make_quantemp_replica.py}")
 source "$(dirname "$0")/bench/setup.sh"
+cargo build --release --locked --quiet --example bm25_search
 $py -m pip install --quiet --disable-pip-version-check -r scripts/bench/bm25s-requirements.txt
 work=bench/tmp
 out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
@@ -90,7 +91,9 @@ bench_corpus() {
 # same claims of bench/tmp/NAME, listed REPEAT times over (ids made unique for quantir), one
 # thread, for each k (step search-repeated@K, the fastest of 3 runs each): bm25s as its own
 # benchmark times it (scripts/bench/bm25s_peer.py), quantir from the claims file to the run file,
-# process start and index opening included. quantir searches the index a build with default
+# process start and index opening included, and quantir timed as bm25s is (examples/bm25_search.rs,
+# system quantir-in-process: the claims analysed and their top k retrieved into arrays of hits,
+# the index open and the claims read before the clock starts). quantir searches the index a build with default
 # flags makes (one segment for a collection this small, src/index/build.rs), as bm25s searches
 # its default one; bench_corpus's index is built on 2 threads for the indexing race.
 bench_bm25s() {
@@ -111,6 +114,8 @@ PY
                 -k "$k" --threads 1 --output "$dir/quantir.repeated.$k.run"
         done
     done
+    # shellcheck disable=SC2086
+    target/release/examples/bm25_search "$dir/quantir-default.idx" "$dir/claims-repeated.jsonl" $ks | sed "s/^-,/$name,/" >> "$raw"
     # shellcheck disable=SC2086
     $py scripts/bench/bm25s_peer.py "$dir/collection/docs.jsonl" "$dir/topics.tsv" "$repeat" $ks | sed "s/^-,/$name,/" >> "$raw"
 }
@@ -141,7 +146,8 @@ fi
     echo "# wall-clock per command (Anserini's includes JVM start); index: 2 threads, fastest of $index_repeats builds each; search: 1 thread"
     echo "# vs bm25s: the claims listed $bm25s_repeat times over, fastest of 3 runs; quantir from the claims file to the TREC run file (process start,"
     echo "# index opening and writing every hit's line included; the index of a default build), bm25s tokenizing and retrieving into arrays (its"
-    echo "# index build and numba's compilation not)"
+    echo "# index build and numba's compilation not); 'in-process' is quantir timed as bm25s is (examples/bm25_search.rs: analysing the claims"
+    echo "# and retrieving into arrays of hits, with the index open and the claims read before the clock starts)"
     $py - "$raw" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -169,13 +175,16 @@ for corpus in dict.fromkeys(r["corpus"] for r in rows):
             print(f"{'':12} quantir in corpus order {rate(i):10.1f} docs/s ({i['seconds']} s, peak {i['peak_rss_mb']} MB) | ratio {rate(i) / rate(b):.1f}x")
     # Against bm25s: the same claims listed over and over (bench_bm25s), fastest of 3 runs each.
     for step in dict.fromkeys(r["step"] for r in rows if r["corpus"] == corpus and r["step"].startswith("search-repeated@")):
-        a = get(corpus, "quantir", step)
-        line = f"{step.replace('search-repeated', 'vs bm25s'):12} quantir {rate(a):10.1f} claims/s ({a['seconds']} s for {a['items']}, peak {a['peak_rss_mb']} MB)"
-        for peer in ("bm25s-numba", "bm25s-numpy"):
-            p = get(corpus, peer, step)
-            if p:
-                line += f" | {peer} {rate(p):8.1f} claims/s ({p['seconds']} s) ratio {rate(a) / rate(p):.1f}x"
-        print(line)
+        for system, label in (("quantir", step.replace("search-repeated", "vs bm25s")), ("quantir-in-process", "  in-process")):
+            a = get(corpus, system, step)
+            if not a:
+                continue
+            line = f"{label:12} quantir {rate(a):10.1f} claims/s ({a['seconds']} s for {a['items']}, peak {a['peak_rss_mb']} MB)"
+            for peer in ("bm25s-numba", "bm25s-numpy"):
+                p = get(corpus, peer, step)
+                if p:
+                    line += f" | {peer} {rate(p):8.1f} claims/s ({p['seconds']} s) ratio {rate(a) / rate(p):.1f}x"
+            print(line)
 PY
     echo
     echo "## top-k quality"
