@@ -175,13 +175,15 @@ pub(super) fn read(dir: &Path) -> Result<Option<Vec<(String, TermBounds)>>> {
     Ok(Some(segments))
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// Little-endian values read one after another from an index file's bytes (`bounds.bin`,
+/// `decoded.bin`); `None` past the end.
+pub(super) struct Reader<'a> {
+    pub bytes: &'a [u8],
+    pub at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let slice = self.bytes.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(slice)
@@ -191,8 +193,13 @@ impl<'a> Reader<'a> {
         self.take(8).map(|b| u64::from_le_bytes(b.try_into().expect("eight bytes")))
     }
 
-    fn u32(&mut self) -> Option<u32> {
+    pub fn u32(&mut self) -> Option<u32> {
         self.take(4).map(|b| u32::from_le_bytes(b.try_into().expect("four bytes")))
+    }
+
+    /// `n` values of four bytes.
+    pub fn u32s(&mut self, n: usize) -> Option<Vec<u32>> {
+        Some(self.take(n.checked_mul(4)?)?.chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().expect("four bytes"))).collect())
     }
 }
 

@@ -14,6 +14,7 @@ use super::open::{UNDATED_KEY, FIELD_BODY, FIELD_DATE, FIELD_DATE_KEY, FIELD_ID,
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
 use crate::corpus::{Corpus, DayNumber, Document, PubDate};
 use crate::error::{Error, Result};
+use super::DecodedPostings;
 use crate::io::{AtomicDir, Progress};
 
 /// Memory tantivy's writer may use before it flushes a segment, all threads together. Large
@@ -182,6 +183,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     writer.wait_merging_threads().map_err(tv)?;
     progress.finish();
     write_bounds(&index, dir, target, progress)?;
+    write_decoded(&index, dir, target)?;
 
     let summary = &corpus.summary;
     let mut manifest = Manifest::new(config.bm25, corpus_path);
@@ -252,6 +254,23 @@ fn write_bounds(index: &tantivy::Index, dir: &Path, target: &Path, progress: &dy
     let segments = computed.into_iter().collect::<Result<Vec<_>>>()?;
     progress.finish();
     super::bounds::write(dir, &segments)
+}
+
+/// Writes a small one-segment index's postings as arrays into `dir` ([`super::decoded`]), so
+/// that opening it reads them instead of decoding them; nothing for any other index.
+fn write_decoded(index: &tantivy::Index, dir: &Path, target: &Path) -> Result<()> {
+    let tv = |e| Error::tantivy(target, e);
+    let reader: tantivy::IndexReader = index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into().map_err(tv)?;
+    let searcher = reader.searcher();
+    let [segment] = searcher.segment_readers() else { return Ok(()) };
+    let inverted = segment.inverted_index(index.schema().get_field(FIELD_BODY).map_err(tv)?).map_err(tv)?;
+    if !super::decoded::applies(1, inverted.total_num_tokens()) {
+        return Ok(());
+    }
+    match DecodedPostings::read(&inverted).map_err(|e| Error::io(target, e))? {
+        Some(decoded) => decoded.write(dir, &segment.segment_id().uuid_string(), segment.max_doc()),
+        None => Ok(()),
+    }
 }
 
 /// The tantivy schema described in the module doc.

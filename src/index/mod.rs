@@ -11,6 +11,9 @@
 //! ├── ids.json        every document id, sorted by bytes; a document's place here is its `rank`
 //! ├── bounds.bin      per segment and term, the (length, tf) pairs that bound its BM25
 //! │                   contribution for any k1 and b (see bounds.rs); absent in older indexes
+//! ├── decoded.bin     an index of one segment and at most 4 Mi tokens: its postings as plain
+//! │                   arrays (see decoded.rs), read when it opens; absent in larger and older
+//! │                   indexes
 //! ├── dense/          with --dense: vectors.f32 (see dense/vectors.rs) and, with --hnsw, the graph
 //! └── tantivy/        the tantivy index: one text field `body` (title + " " + text, the
 //!                     quantir analyzer, term frequencies and field norms, no positions),

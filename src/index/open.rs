@@ -28,6 +28,8 @@ pub const UNDATED_KEY: i64 = i64::MAX;
 
 /// One tantivy segment's postings and the per-document columns scoring reads.
 pub struct SegmentData {
+    /// Tantivy's id of the segment (its uuid string).
+    pub id: String,
     /// The `body` field's inverted index.
     pub inverted: Arc<InvertedIndexReader>,
     /// Each document's field-norm id (tantivy's one-byte length code, the same quantisation as
@@ -181,6 +183,7 @@ impl Index {
                 })
                 .collect();
             segments.push(SegmentData {
+                id: segment.segment_id().uuid_string(),
                 inverted,
                 norm_ids: docs.clone().map(|d| norms.fieldnorm_id(d)).collect(),
                 ranks: docs.map(|d| rank_column.first(d).unwrap_or(u64::MAX) as u32).collect(),
@@ -248,13 +251,18 @@ impl Index {
     }
 
     /// The postings decoded into arrays, for an index of one segment and at most
-    /// [`decoded::MAX_TOKENS`] tokens (read on the first call, then kept); `None` for any other.
+    /// [`decoded::MAX_TOKENS`] tokens (read on the first call from the build's `decoded.bin`, or
+    /// from the segment in an index without one, then kept); `None` for any other.
     pub fn decoded(&self) -> Result<Option<&DecodedPostings>> {
         if let Some(decoded) = self.decoded.get() {
             return Ok(decoded.as_ref());
         }
         let read = match self.segments.as_slice() {
-            [segment] if self.total_tokens <= decoded::MAX_TOKENS => DecodedPostings::read(&segment.inverted).map_err(|e| Error::io(&self.path, e))?,
+            [segment] if decoded::applies(1, self.total_tokens) => match DecodedPostings::read_file(&self.path, &segment.id, segment.norm_ids.len() as u32)? {
+                Some(decoded) => Some(decoded),
+                // An index built before the build wrote them: decoded from its segment.
+                None => DecodedPostings::read(&segment.inverted).map_err(|e| Error::io(&self.path, e))?,
+            },
             _ => None,
         };
         // Another thread may have read it meanwhile: either copy is the same.

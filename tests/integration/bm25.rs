@@ -90,7 +90,8 @@ fn numbers_match_across_forms() {
 /// The oracle is the exhaustive scorer over an index in corpus order, where every candidate's
 /// date is checked. The same scorer over a date-ordered index (cutoffs read as document ranges,
 /// no date checks), over one without `bounds.bin`, and MaxScore and the pruned scorer over all
-/// three give its hits bit for bit — the same documents, order
+/// three, and over one-segment indexes with their postings decoded (read from `decoded.bin`, or
+/// from the segment where it is missing) give its hits bit for bit — the same documents, order
 /// and f32 scores — for random claims, k, k1, b, cutoffs, undated policies and excluded
 /// documents, over real dated QuanTemp snippets and SciFact abstracts.
 #[test]
@@ -131,6 +132,12 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
         });
         let single_corpus_order = quantir::index::Index::open(&single[0]).unwrap();
         assert!(single_corpus_order.decoded().unwrap().is_some(), "a small one-segment index is decoded");
+        // One built before decoded.bin existed: its postings decoded from its segment.
+        let undecoded = dir.path().join(format!("idx{n}-single-undecoded"));
+        build(&loaded, corpus, &undecoded, &IndexConfig { threads: 1, ..IndexConfig::default() }, &NoProgress).unwrap();
+        std::fs::remove_file(undecoded.join("decoded.bin")).unwrap();
+        let undecoded = quantir::index::Index::open(&undecoded).unwrap();
+        assert!(undecoded.decoded().unwrap().is_some(), "decoded from the segment without decoded.bin");
         assert_eq!((index.segments().len(), dated.segments().len()), (2, 2), "two writer threads asked for: two segments to search across");
         assert_eq!(dated.manifest().doc_order, DocOrder::Date);
         if n == 0 {
@@ -166,7 +173,11 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
             // parameters (an index opened for them), and computed as it is added (an index
             // whose contributions were computed for the first parameters it was searched with).
             let single_dated = quantir::index::Index::open(&single[1]).unwrap();
-            for (layout, other) in [("one segment, date order, contributions", &single_dated), ("one segment, corpus order", &single_corpus_order)] {
+            for (layout, other) in [
+                ("one segment, date order, contributions", &single_dated),
+                ("one segment, corpus order", &single_corpus_order),
+                ("one segment without decoded.bin", &undecoded),
+            ] {
                 let got = Bm25::new(other, Some(params)).unwrap().search_with(Strategy::Exhaustive, &claim.text, &cutoff, k, exclude, &mut scratch).unwrap();
                 assert_eq!(same(got), same(exhaustive.clone()), "{layout}: {:?} k {k} {params:?} {cutoff:?} exclude {exclude:?}", claim.text);
             }
