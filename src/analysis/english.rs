@@ -75,8 +75,10 @@ thread_local! {
 }
 
 /// A text of at most 16 bytes as one integer, its bytes in order and zeros after them; one to
-/// one for texts without a zero byte (words and terms have none: letters only).
-fn pack(text: &str) -> Option<u128> {
+/// one for texts without a zero byte (words and terms have none: letters only). Also the key
+/// of a short term in a decoded index's term table ([`crate::index::DecodedPostings`]).
+#[inline]
+pub(crate) fn pack(text: &str) -> Option<u128> {
     let bytes = text.as_bytes();
     (bytes.len() <= 16 && !bytes.contains(&0)).then(|| {
         let mut packed = [0u8; 16];

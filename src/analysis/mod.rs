@@ -46,6 +46,7 @@
 mod english;
 mod numeric;
 
+pub(crate) use english::pack;
 pub use english::STOPWORDS;
 pub use numeric::{number_spans, NumberSpan};
 
