@@ -39,7 +39,7 @@ fn main() -> anyhow::Result<()> {
             best = best.min(started.elapsed().as_secs_f64());
             anyhow::ensure!(found == warm, "a pass found other hits than the warm-up's");
         }
-        println!("-,quantir-in-process,search-repeated@{k},{best:.3},{},{}", peak_rss_mb(), claims.len());
+        println!("-,quantir-in-process,search-repeated@{k},{best:.4},{},{}", peak_rss_mb(), claims.len());
     }
     Ok(())
 }
