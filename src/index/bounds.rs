@@ -124,10 +124,7 @@ pub(super) fn write(dir: &Path, segments: &[(String, TermBounds)]) -> Result<()>
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&(segments.len() as u32).to_le_bytes());
     for (id, bounds) in segments {
-        let mut field = [b' '; 32];
-        let n = id.len().min(32);
-        field[..n].copy_from_slice(&id.as_bytes()[..n]);
-        bytes.extend_from_slice(&field);
+        bytes.extend_from_slice(&segment_id_field(id));
         bytes.extend_from_slice(&(bounds.num_terms() as u32).to_le_bytes());
         bytes.extend_from_slice(&(bounds.codes.len() as u32).to_le_bytes());
         bounds.keys.iter().for_each(|k| bytes.extend_from_slice(&k.to_le_bytes()));
@@ -156,8 +153,7 @@ pub(super) fn read(dir: &Path) -> Result<Option<Vec<(String, TermBounds)>>> {
     let count = reader.u32().ok_or_else(|| truncated(reader.at))?;
     let mut segments = Vec::new();
     for _ in 0..count {
-        let id = reader.take(32).ok_or_else(|| truncated(reader.at))?;
-        let id = String::from_utf8_lossy(id).trim_end().to_string();
+        let id = reader.segment_id().ok_or_else(|| truncated(reader.at))?;
         let terms = reader.u32().ok_or_else(|| truncated(reader.at))? as usize;
         let pairs = reader.u32().ok_or_else(|| truncated(reader.at))? as usize;
         let keys: Vec<u64> = (0..terms).map(|_| reader.u64()).collect::<Option<_>>().ok_or_else(|| truncated(reader.at))?;
@@ -173,6 +169,15 @@ pub(super) fn read(dir: &Path) -> Result<Option<Vec<(String, TermBounds)>>> {
         return Err(bad(format!("{} bytes after the last segment", bytes.len() - reader.at)));
     }
     Ok(Some(segments))
+}
+
+/// A segment's id (tantivy's 32-character uuid string) as an index file stores it: 32 bytes,
+/// padded with spaces ([`Reader::segment_id`] reads it back).
+pub(super) fn segment_id_field(id: &str) -> [u8; 32] {
+    let mut field = [b' '; 32];
+    let n = id.len().min(32);
+    field[..n].copy_from_slice(&id.as_bytes()[..n]);
+    field
 }
 
 /// Little-endian values read one after another from an index file's bytes (`bounds.bin`,
@@ -195,6 +200,11 @@ impl<'a> Reader<'a> {
 
     pub fn u32(&mut self) -> Option<u32> {
         self.take(4).map(|b| u32::from_le_bytes(b.try_into().expect("four bytes")))
+    }
+
+    /// A segment id written by [`segment_id_field`].
+    pub fn segment_id(&mut self) -> Option<String> {
+        self.take(32).map(|field| String::from_utf8_lossy(field).trim_end().to_string())
     }
 
     /// `n` values of four bytes.

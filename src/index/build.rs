@@ -182,8 +182,14 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     writer.commit().map_err(tv)?;
     writer.wait_merging_threads().map_err(tv)?;
     progress.finish();
-    write_bounds(&index, dir, target, progress)?;
-    write_decoded(&index, dir, target)?;
+    {
+        // One reader over the committed segments for what is derived from them, closed before
+        // the rest of the build.
+        let reader: tantivy::IndexReader = index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into().map_err(tv)?;
+        let (searcher, body) = (reader.searcher(), index.schema().get_field(FIELD_BODY).map_err(tv)?);
+        write_bounds(&searcher, body, dir, target, progress)?;
+        write_decoded(&searcher, body, dir, target)?;
+    }
 
     let summary = &corpus.summary;
     let mut manifest = Manifest::new(config.bm25, corpus_path);
@@ -228,11 +234,8 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
 
 /// Computes every segment's term bounds ([`super::bounds`]), a segment per thread, and writes them
 /// into `dir`.
-fn write_bounds(index: &tantivy::Index, dir: &Path, target: &Path, progress: &dyn Progress) -> Result<()> {
+fn write_bounds(searcher: &tantivy::Searcher, body: tantivy::schema::Field, dir: &Path, target: &Path, progress: &dyn Progress) -> Result<()> {
     let tv = |e| Error::tantivy(target, e);
-    let reader: tantivy::IndexReader = index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into().map_err(tv)?;
-    let searcher = reader.searcher();
-    let body = index.schema().get_field(FIELD_BODY).map_err(tv)?;
     progress.start("term bounds", Some(searcher.segment_readers().len() as u64));
     let computed: Vec<Result<(String, TermBounds)>> = std::thread::scope(|scope| {
         let tasks: Vec<_> = searcher
@@ -258,12 +261,9 @@ fn write_bounds(index: &tantivy::Index, dir: &Path, target: &Path, progress: &dy
 
 /// Writes a small one-segment index's postings as arrays into `dir` ([`super::decoded`]), so
 /// that opening it reads them instead of decoding them; nothing for any other index.
-fn write_decoded(index: &tantivy::Index, dir: &Path, target: &Path) -> Result<()> {
-    let tv = |e| Error::tantivy(target, e);
-    let reader: tantivy::IndexReader = index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into().map_err(tv)?;
-    let searcher = reader.searcher();
+fn write_decoded(searcher: &tantivy::Searcher, body: tantivy::schema::Field, dir: &Path, target: &Path) -> Result<()> {
     let [segment] = searcher.segment_readers() else { return Ok(()) };
-    let inverted = segment.inverted_index(index.schema().get_field(FIELD_BODY).map_err(tv)?).map_err(tv)?;
+    let inverted = segment.inverted_index(body).map_err(|e| Error::tantivy(target, e))?;
     if !super::decoded::applies(1, inverted.total_num_tokens()) {
         return Ok(());
     }

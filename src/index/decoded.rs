@@ -134,10 +134,7 @@ impl DecodedPostings {
         let words = 4 + self.text_starts.len() + self.starts.len() + 2 * self.docs.len();
         let mut bytes = Vec::with_capacity(8 + 32 + 4 * words + self.texts.len());
         bytes.extend_from_slice(MAGIC);
-        let mut field = [b' '; 32];
-        let n = id.len().min(32);
-        field[..n].copy_from_slice(&id.as_bytes()[..n]);
-        bytes.extend_from_slice(&field);
+        bytes.extend_from_slice(&super::bounds::segment_id_field(id));
         // Every count fits a u32: `read` refuses more.
         for count in [self.num_terms(), self.docs.len(), self.texts.len(), max_doc as usize] {
             bytes.extend_from_slice(&(count as u32).to_le_bytes());
@@ -173,7 +170,7 @@ impl DecodedPostings {
             return Err(bad("a file without the \"QDECODE1\" header".into()));
         }
         let truncated = |at: usize| bad(format!("truncated at byte {at}"));
-        let written_for = String::from_utf8_lossy(reader.take(32).ok_or_else(|| truncated(reader.at))?).trim_end().to_string();
+        let written_for = reader.segment_id().ok_or_else(|| truncated(reader.at))?;
         if written_for != id {
             return Err(bad(format!("postings of segment {written_for}, not of the index's segment {id}")));
         }

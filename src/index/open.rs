@@ -156,11 +156,11 @@ impl Index {
         let mut total_tokens = 0;
         let mut bounds = super::bounds::read(dir)?;
         for segment in searcher.segment_readers() {
+            let id = segment.segment_id().uuid_string();
             let inverted = segment.inverted_index(body).map_err(tv)?;
             let segment_bounds = match &mut bounds {
                 None => None,
                 Some(all) => {
-                    let id = segment.segment_id().uuid_string();
                     let found = all.iter().position(|(s, _)| *s == id).map(|at| all.swap_remove(at).1);
                     match found {
                         Some(b) if b.num_terms() == inverted.terms().num_terms() => Some(b),
@@ -183,7 +183,7 @@ impl Index {
                 })
                 .collect();
             segments.push(SegmentData {
-                id: segment.segment_id().uuid_string(),
+                id,
                 inverted,
                 norm_ids: docs.clone().map(|d| norms.fieldnorm_id(d)).collect(),
                 ranks: docs.map(|d| rank_column.first(d).unwrap_or(u64::MAX) as u32).collect(),
