@@ -3,7 +3,7 @@
 //! their contributions computed before, [`add_row`] a dense row of them), [`take`] takes
 //! the touched documents' scores back out for selection, and [`sweep`] does the same for a whole
 //! span of the accumulator, in order, when much of it is touched, with a floor that
-//! [`keep_group_maxima`] takes from the span first. On CPUs with AVX-512 all three
+//! [`group_maxima`] takes from the span first. On CPUs with AVX-512 all three
 //! go sixteen documents at a time. `add` gathers the sixteen lengths' inverse norms and scores,
 //! computes the contributions side by side, scatters the sums back and appends the first touches
 //! to the touched list; a block's documents are strictly increasing, so no two lanes write the
@@ -110,80 +110,48 @@ pub(super) fn sweep(scores: &mut [f32], base: u32, floor: f32, out_docs: &mut [u
     n
 }
 
-/// Documents per group of [`keep_group_maxima`]: a group is sixteen documents `LANES` apart in
-/// a stretch of `GROUP_DOCS · LANES`, so that sixteen groups' maxima are taken side by side, one
-/// vector maximum per sixteen documents and no maximum across lanes.
-pub(super) const GROUP_DOCS: usize = 16;
-const GROUP_LANES: usize = 16;
+/// How many groups [`group_maxima`] takes maxima of for a floor under the `kth` best score:
+/// sixteen (a vector's lanes) times a power of two, at least twice `kth` where `kth` is at most
+/// 64 (more groups than k leave fewer documents between the floor and the k-th score: with
+/// twice k, a few more than k are above it, in a span of a few thousand documents).
+pub(super) fn floor_groups(kth: usize) -> usize {
+    GROUP_LANES * (2 * kth).div_ceil(GROUP_LANES).next_power_of_two().min(MOST_GROUP_VECTORS)
+}
 
-/// Keeps in `best` (at most `kth` values) the `kth` largest of the maxima of groups of
-/// [`GROUP_DOCS`] documents of `scores`, a span of the accumulator (scores are never negative,
-/// so their bits order as they do), adding to what `best` holds from earlier spans. Each maximum
-/// is the score of a document of its group and the groups are disjoint, so once `best` holds
-/// `kth` values, `kth` different documents score at least its least: no document below it can be
-/// among the best `kth`. A sweep ([`sweep`]) given it as its floor then gathers a few documents
-/// more than k instead of every touched one of its first chunks.
-pub(super) fn keep_group_maxima(scores: &[f32], kth: usize, best: &mut Best) {
+const GROUP_LANES: usize = 16;
+/// At most this many vectors of group maxima (128 groups).
+const MOST_GROUP_VECTORS: usize = 8;
+
+/// Raises `maxima[g]` to the largest score's bits in group g of `scores`, a span of the
+/// accumulator (scores are never negative, so their bits order as they do), for as many groups
+/// as `maxima` holds ([`floor_groups`]: a multiple of sixteen, a power of two). Document i of
+/// the span is in group `((i / 16) % (groups / 16)) · 16 + i % 16`: sixteen consecutive documents
+/// are one vector's lanes, and the vectors take turns, so every group's maximum is a vector
+/// maximum, with no maximum across lanes. The groups are disjoint and each maximum is the score
+/// of a document of its group, so `kth` different documents score at least the `kth` largest
+/// maximum; spans read one after another into the same `maxima` keep that true (every
+/// document still in one group). A sweep ([`sweep`]) given it as its floor then offers a few
+/// documents more than k instead of every touched one of its first chunks.
+pub(super) fn group_maxima(scores: &[f32], maxima: &mut [u32]) {
     #[allow(unused_mut)]
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU has AVX-512F; `avx512::keep_group_maxima` checks every bound it relies on.
-        done = unsafe { avx512::keep_group_maxima(scores, kth, best) };
+        // SAFETY: the CPU has AVX-512F; `avx512::group_maxima` checks every bound it relies on.
+        done = unsafe { avx512::group_maxima(scores, maxima) };
     }
-    scalar_keep_group_maxima(&scores[done..], kth, best);
+    scalar_group_maxima(scores, done, maxima);
 }
 
-/// [`keep_group_maxima`] without vector instructions (the same groups).
-fn scalar_keep_group_maxima(scores: &[f32], kth: usize, best: &mut Best) {
-    let stretches = scores.chunks_exact(GROUP_DOCS * GROUP_LANES);
-    let rest = stretches.remainder();
-    for stretch in stretches {
-        let mut maxima = [0u32; GROUP_LANES];
-        for step in stretch.chunks_exact(GROUP_LANES) {
-            for (max, score) in maxima.iter_mut().zip(step) {
-                *max = (*max).max(score.to_bits());
-            }
-        }
-        keep_above(maxima, kth, best);
+/// [`group_maxima`] without vector instructions, from document `from` of the span on.
+fn scalar_group_maxima(scores: &[f32], from: usize, maxima: &mut [u32]) {
+    let vectors = maxima.len() / GROUP_LANES;
+    if vectors == 0 {
+        return;
     }
-    for group in rest.chunks(GROUP_DOCS) {
-        keep_above([group.iter().fold(0, |max, score| max.max(score.to_bits()))], kth, best);
-    }
-}
-
-/// The `kth` largest group maxima so far ([`keep_group_maxima`]): a min-heap of their bits.
-pub(super) type Best = std::collections::BinaryHeap<std::cmp::Reverse<u32>>;
-
-/// The least of `best` once it holds `kth` values (a maximum not above it is not kept), else 0.
-#[inline]
-fn kept_floor(kth: usize, best: &Best) -> u32 {
-    match best.len() >= kth {
-        true => best.peek().map_or(u32::MAX, |least| least.0),
-        false => 0,
-    }
-}
-
-/// Keeps those of `maxima` above [`kept_floor`] (0 never is: an untouched group) among the
-/// `kth` largest in `best`.
-#[inline]
-fn keep_above<const N: usize>(maxima: [u32; N], kth: usize, best: &mut Best) {
-    for max in maxima {
-        if max > kept_floor(kth, best) {
-            keep_max(max, kth, best);
-        }
-    }
-}
-
-/// Keeps `max` among the `kth` largest in `best`.
-#[inline]
-fn keep_max(max: u32, kth: usize, best: &mut Best) {
-    if best.len() < kth {
-        best.push(std::cmp::Reverse(max));
-    } else if let Some(mut least) = best.peek_mut() {
-        if max > least.0 {
-            *least = std::cmp::Reverse(max);
-        }
+    for (i, score) in scores.iter().enumerate().skip(from) {
+        let group = (i / GROUP_LANES) % vectors * GROUP_LANES + i % GROUP_LANES;
+        maxima[group] = maxima[group].max(score.to_bits());
     }
 }
 
@@ -320,36 +288,45 @@ mod avx512 {
         i
     }
 
-    /// [`super::keep_group_maxima`] with 512-bit vector maxima.
+    /// [`super::group_maxima`] with 512-bit vector maxima, for 16, 32, 64 or 128 groups;
+    /// returns how many scores were read (the caller reads the rest).
     ///
     /// # Safety
     /// The CPU must have AVX-512F.
-    /// Whole stretches of [`super::GROUP_DOCS`] steps: each step's lanes are the sixteen groups,
-    /// and a stretch's maxima are kept only when one is above the least kept. Returns how many
-    /// scores were read (the caller reads the rest).
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn keep_group_maxima(scores: &[f32], kth: usize, best: &mut super::Best) -> usize {
-        const STRETCH: usize = super::GROUP_DOCS * LANES;
+    pub unsafe fn group_maxima(scores: &[f32], maxima: &mut [u32]) -> usize {
+        // SAFETY (each): the CPU has AVX-512F.
+        match maxima.len() / LANES {
+            1 => unsafe { group_maxima_of::<1>(scores, maxima) },
+            2 => unsafe { group_maxima_of::<2>(scores, maxima) },
+            4 => unsafe { group_maxima_of::<4>(scores, maxima) },
+            8 => unsafe { group_maxima_of::<8>(scores, maxima) },
+            _ => 0,
+        }
+    }
+
+    /// [`group_maxima`] for `V` vectors of groups, in registers: whole stretches of `V` steps.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn group_maxima_of<const V: usize>(scores: &[f32], maxima: &mut [u32]) -> usize {
+        if maxima.len() != V * LANES {
+            return 0;
+        }
+        // SAFETY: maxima holds V · LANES values (checked above).
+        let mut vectors: [__m512i; V] = std::array::from_fn(|v| unsafe { _mm512_loadu_si512(maxima.as_ptr().add(v * LANES).cast()) });
         let mut i = 0;
-        while i + STRETCH <= scores.len() {
-            let mut maxima = _mm512_setzero_si512();
-            for step in 0..super::GROUP_DOCS {
-                // SAFETY: lanes i + step · LANES.. of the stretch exist (loop condition).
-                maxima = _mm512_max_epu32(maxima, unsafe { _mm512_loadu_si512(scores.as_ptr().add(i + step * LANES).cast()) });
+        while i + V * LANES <= scores.len() {
+            for (v, vector) in vectors.iter_mut().enumerate() {
+                // SAFETY: lanes i + v · LANES.. of the stretch exist (loop condition).
+                *vector = _mm512_max_epu32(*vector, unsafe { _mm512_loadu_si512(scores.as_ptr().add(i + v * LANES).cast()) });
             }
-            let floor = _mm512_set1_epi32(super::kept_floor(kth, best) as i32);
-            let mut above = _mm512_cmpgt_epu32_mask(maxima, floor);
-            if above != 0 {
-                let mut lanes = [0u32; LANES];
-                // SAFETY: `lanes` holds LANES values.
-                unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), maxima) };
-                // Only the lanes above the least kept (all of them while fewer are kept).
-                while above != 0 {
-                    super::keep_max(lanes[above.trailing_zeros() as usize], kth, best);
-                    above &= above - 1;
-                }
-            }
-            i += STRETCH;
+            i += V * LANES;
+        }
+        for (v, vector) in vectors.iter().enumerate() {
+            // SAFETY: as the loads.
+            unsafe { _mm512_storeu_si512(maxima.as_mut_ptr().add(v * LANES).cast(), *vector) };
         }
         i
     }
@@ -532,41 +509,39 @@ mod tests {
     }
 
     proptest! {
-        /// The floor from group maxima: once `kth` are kept, at least `kth` scores are not below
-        /// it, and it is the `kth` largest of the groups' maxima (sixteen documents sixteen apart
-        /// in each whole stretch of 256, then sixteen in a row), over one span or two, on the
-        /// vector path and without it.
+        /// The group maxima: each group's largest score by the grouping's definition, over one
+        /// span or two, on the vector path and without it; and at least `kth` scores are not
+        /// below the `kth` largest maximum, where that is above 0 (0: fewer groups touched, no
+        /// floor).
         #[test]
-        fn the_group_floor_is_the_kth_largest_group_maximum(
+        fn group_maxima_are_each_groups_largest_score(
             scores in proptest::collection::vec(prop_oneof![0.0f32..20.0, Just(0.0f32), Just(f32::from_bits(1))], 0..1200),
             kth in 1usize..70,
             split in any::<u16>(),
         ) {
             let split = usize::from(split) % (scores.len() + 1);
             let spans = [&scores[..split], &scores[split..]];
-            let mut maxima: Vec<u32> = Vec::new();
+            let groups = floor_groups(kth);
+            prop_assert!(groups >= 2 * kth.min(64) && groups.is_multiple_of(GROUP_LANES));
+            let mut want = vec![0u32; groups];
             for span in spans {
-                let stretches = span.chunks_exact(GROUP_DOCS * GROUP_LANES);
-                let rest = stretches.remainder();
-                for stretch in stretches {
-                    maxima.extend((0..GROUP_LANES).map(|lane| (0..GROUP_DOCS).map(|step| stretch[step * GROUP_LANES + lane].to_bits()).max().unwrap()));
+                for (i, score) in span.iter().enumerate() {
+                    let group = (i / GROUP_LANES) % (groups / GROUP_LANES) * GROUP_LANES + i % GROUP_LANES;
+                    want[group] = want[group].max(score.to_bits());
                 }
-                maxima.extend(rest.chunks(GROUP_DOCS).map(|group| group.iter().map(|s| s.to_bits()).max().unwrap()));
             }
-            maxima.retain(|&max| max > 0);
-            maxima.sort_unstable_by(|a, b| b.cmp(a));
-            let want = (maxima.len() >= kth).then(|| maxima[kth - 1]);
-            let (mut vector, mut scalar) = (Best::new(), Best::new());
+            let (mut vector, mut scalar) = (vec![0u32; groups], vec![0u32; groups]);
             for span in spans {
-                keep_group_maxima(span, kth, &mut vector);
-                scalar_keep_group_maxima(span, kth, &mut scalar);
+                group_maxima(span, &mut vector);
+                scalar_group_maxima(span, 0, &mut scalar);
             }
-            for best in [vector, scalar] {
-                let got = (best.len() == kth).then(|| best.peek().unwrap().0);
-                prop_assert_eq!(got, want);
-                if let Some(floor) = got {
-                    prop_assert!(scores.iter().filter(|s| s.to_bits() >= floor).count() >= kth);
-                }
+            prop_assert_eq!(&vector, &want);
+            prop_assert_eq!(&scalar, &want);
+            if kth <= groups {
+                let mut sorted = want.clone();
+                sorted.sort_unstable_by(|a, b| b.cmp(a));
+                let floor = sorted[kth - 1];
+                prop_assert!(floor == 0 || scores.iter().filter(|s| s.to_bits() >= floor).count() >= kth);
             }
         }
     }
