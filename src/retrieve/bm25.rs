@@ -91,13 +91,20 @@ const GROUP_FLOOR_MOST: usize = 64;
 const GROUP_FLOOR_DOCS_PER_K: usize = 64;
 /// In a decoded index, a term in at least one document in this many is added as a dense row
 /// ([`Contributions`]): a row is read and written in order, sixteen documents a step, where
-/// postings are gathered and scattered, sixteen a step at a far higher cost. Measured (2026-12-03, SciFact's claims listed
-/// 200 times over, k = 10, one thread, the CLI, fastest of 5 alternating): one in 8 or 16,
-/// 0.68 s; one in 32, 0.74 s; no rows, 0.78 s.
-const DENSE_ROW_DF: usize = 16;
+/// postings are gathered and scattered, sixteen a step at a far higher cost; but a row is read
+/// whole, its documents without the term too, and once any row is added the selection reads
+/// the whole accumulator. Measured on an AMD Zen 4 (2026-12-03, SciFact's claims listed 200
+/// times over, k = 10, one thread, the CLI, fastest of 5 alternating): one in 8 or 16, 0.68 s;
+/// one in 32, 0.74 s; no rows, 0.78 s. Then on an Intel Xeon with twice the cache per core
+/// (2026-12-04, `examples/bm25_search.rs`, SciFact's and the NFCorpus-sized collection's
+/// claims listed 20 times over, k = 10, medians of 3): one in 1, 34 and 28 ms; 2, 34 and 28; 3,
+/// 32 and 28; 4, 31 and 28; 6, 32 and 28; 8, 32 and 28; 16, 36 and 31; 32, 35 and 31; no rows,
+/// 35 and 31 (at k = 1000, one in 4 took 184 and 150 ms, one in 16 186 and 154).
+const DENSE_ROW_DF: usize = 4;
 /// The dense rows hold at most this many values per decoded posting (the terms of the most
 /// postings first): at most twice the memory of the contributions. SciFact's 0.51 million
-/// postings make 197 rows of 5,183 documents (4 MB); a budget of 1 to 100 measured the same.
+/// postings make 26 rows of 5,183 documents (0.5 MB; in one in 16, 197 of 329, 4 MB); a budget of 1 to
+/// 100 measured the same (in one in 16).
 const DENSE_ROW_BUDGET: usize = 2;
 
 /// One retrieved document.
@@ -817,6 +824,17 @@ impl<'a> Bm25<'a> {
     /// query their contributions as computed once ([`Decoded`]).
     fn accumulate_decoded(&self, segment: &crate::index::SegmentData, decoded: &Decoded<'_>, number: u32, term: &QueryTerm, ranges: &[std::ops::Range<u32>], scratch: &mut Scratch) {
         let Scratch { scores, list, listed, unlisted, .. } = scratch;
+        // A dense row is added over the ranges whole, without reading the postings (a first
+        // read of them mostly misses the core's caches).
+        let contributions = decoded.contributions.filter(|_| term.count == 1);
+        if let Some(row) = contributions.and_then(|contributions| contributions.row(number)) {
+            for range in ranges.iter().filter(|r| !r.is_empty()) {
+                let whole = range.start as usize..range.end as usize;
+                kernel::add_row(&row[whole.clone()], &mut scores[whole]);
+                *unlisted = true;
+            }
+            return;
+        }
         let span = decoded.postings.span(number);
         let docs = &decoded.postings.docs()[span.clone()];
         let (Some(&first), Some(&last)) = (docs.first(), docs.last()) else { return };
@@ -825,16 +843,9 @@ impl<'a> Bm25<'a> {
             let from = if range.start <= first { 0 } else { docs.partition_point(|&d| d < range.start) };
             let to = if range.end > last { docs.len() } else { from + docs[from..].partition_point(|&d| d < range.end) };
             let at = span.start + from..span.start + to;
-            match decoded.contributions {
-                Some(contributions) if term.count == 1 => match contributions.row(number) {
-                    Some(row) => {
-                        let whole = range.start as usize..range.end as usize;
-                        kernel::add_row(&row[whole.clone()], &mut scores[whole]);
-                        *unlisted = true;
-                    }
-                    None => kernel::add_values(&docs[from..to], &contributions.values[at], scores, list, listed),
-                },
-                _ => kernel::add(&docs[from..to], &decoded.postings.freqs()[at], term.weight, &segment.norm_ids, &self.norm_inverse, scores, list, listed),
+            match contributions {
+                Some(contributions) => kernel::add_values(&docs[from..to], &contributions.values[at], scores, list, listed),
+                None => kernel::add(&docs[from..to], &decoded.postings.freqs()[at], term.weight, &segment.norm_ids, &self.norm_inverse, scores, list, listed),
             }
         }
     }
