@@ -124,9 +124,9 @@ const MOST_GROUP_VECTORS: usize = 8;
 
 /// Raises `maxima[g]` to the largest score's bits in group g of `scores`, a span of the
 /// accumulator (scores are never negative, so their bits order as they do), for as many groups
-/// as `maxima` holds ([`floor_groups`]: a multiple of sixteen, a power of two). Document i of
-/// the span is in group `((i / 16) % (groups / 16)) · 16 + i % 16`: sixteen consecutive documents
-/// are one vector's lanes, and the vectors take turns, so every group's maximum is a vector
+/// as `maxima` holds ([`floor_groups`]: sixteen times a power of two; `maxima` of another
+/// length is left as it is). Document i of the span is in group
+/// `((i / 16) % (groups / 16)) · 16 + i % 16`: sixteen consecutive documents are one vector's lanes, and the vectors take turns, so every group's maximum is a vector
 /// maximum, with no maximum across lanes. The groups are disjoint and each maximum is the score
 /// of a document of its group, so `kth` different documents score at least the `kth` largest
 /// maximum; spans read one after another into the same `maxima` keep that true (every
@@ -146,11 +146,12 @@ pub(super) fn group_maxima(scores: &[f32], maxima: &mut [u32]) {
 /// [`group_maxima`] without vector instructions, from document `from` of the span on.
 fn scalar_group_maxima(scores: &[f32], from: usize, maxima: &mut [u32]) {
     let vectors = maxima.len() / GROUP_LANES;
-    if vectors == 0 {
+    if !vectors.is_power_of_two() {
         return;
     }
     for (i, score) in scores.iter().enumerate().skip(from) {
-        let group = (i / GROUP_LANES) % vectors * GROUP_LANES + i % GROUP_LANES;
+        // `vectors` is a power of two: a mask, not a division.
+        let group = ((i / GROUP_LANES) & (vectors - 1)) * GROUP_LANES + i % GROUP_LANES;
         maxima[group] = maxima[group].max(score.to_bits());
     }
 }
