@@ -103,8 +103,8 @@ const GROUP_FLOOR_DOCS_PER_K: usize = 64;
 const DENSE_ROW_DF: usize = 4;
 /// The dense rows hold at most this many values per decoded posting (the terms of the most
 /// postings first): at most twice the memory of the contributions. SciFact's 0.51 million
-/// postings make 26 rows of 5,183 documents (0.5 MB; in one in 16, 197 of 329, 4 MB); a budget of 1 to
-/// 100 measured the same (in one in 16).
+/// postings make 26 rows of 5,183 documents (0.5 MB; in one in 16, 197 of 329, 4 MB); a
+/// budget of 1 to 100 measured the same (in one in 16).
 const DENSE_ROW_BUDGET: usize = 2;
 
 /// One retrieved document.
@@ -509,9 +509,9 @@ impl<'a> Bm25<'a> {
                 for range in ranges {
                     kernel::group_maxima(&scores[range.start as usize..range.end as usize], maxima);
                 }
-                // The kth largest maximum (0, no floor, where fewer groups were touched).
-                let at = maxima.len() - kth;
-                floor = f32::from_bits(*maxima.select_nth_unstable(at).1);
+                // The kth largest maximum (0, no floor, where fewer groups were touched; there
+                // are at least twice kth groups).
+                floor = kth_largest_bits(maxima, kth).map_or(0.0, f32::from_bits);
             }
             for range in ranges {
                 for start in range.clone().step_by(CHUNK) {
@@ -864,11 +864,13 @@ fn admitted(segment: &crate::index::SegmentData, cutoff: &CompiledCutoff, check_
 fn kth_score(scores: impl Iterator<Item = f32>, kth: usize, buffer: &mut Vec<u32>) -> f32 {
     buffer.clear();
     buffer.extend(scores.map(f32::to_bits));
-    if kth == 0 || buffer.len() < kth {
-        return f32::NEG_INFINITY;
-    }
-    let at = buffer.len() - kth;
-    f32::from_bits(*buffer.select_nth_unstable(at).1)
+    kth_largest_bits(buffer, kth).map_or(f32::NEG_INFINITY, f32::from_bits)
+}
+
+/// The `kth` largest of `bits` (reordered in place), `None` when there are fewer or `kth` is 0.
+fn kth_largest_bits(bits: &mut [u32], kth: usize) -> Option<u32> {
+    let at = bits.len().checked_sub(kth).filter(|_| kth > 0)?;
+    Some(*bits.select_nth_unstable(at).1)
 }
 
 #[cfg(test)]
