@@ -211,9 +211,16 @@ impl DecodedPostings {
     /// The number of the term with this (analysed) text, if the segment has it.
     #[inline]
     pub fn number(&self, text: &str) -> Option<u32> {
-        let (hash, packed) = key(text);
-        let found = self.numbers.find(hash, |entry| entry.packed == packed && (packed != LONG || self.text(entry.number) == text));
-        found.map(|entry| entry.number)
+        match TermKey::of(text) {
+            Some(key) => self.number_of(key),
+            None => self.numbers.find(FxBuildHasher.hash_one(text), |entry| entry.packed == LONG && self.text(entry.number) == text).map(|entry| entry.number),
+        }
+    }
+
+    /// [`DecodedPostings::number`] of a short term by its key.
+    #[inline]
+    pub fn number_of(&self, key: TermKey) -> Option<u32> {
+        self.numbers.find(key.hash, |entry| entry.packed == key.packed).map(|entry| entry.number)
     }
 
     /// Term `number`'s text.
@@ -275,12 +282,32 @@ const LONG: [u64; 2] = [0, 0];
 /// A term text's hash in [`DecodedPostings::numbers`] and its [`Entry::packed`].
 #[inline]
 fn key(text: &str) -> (u64, [u64; 2]) {
-    match pack(text) {
-        Some(packed) => {
-            let packed = [packed as u64, (packed >> 64) as u64];
-            (FxBuildHasher.hash_one(packed), packed)
-        }
+    match TermKey::of(text) {
+        Some(TermKey { hash, packed }) => (hash, packed),
         None => (FxBuildHasher.hash_one(text), LONG),
+    }
+}
+
+/// A short term's place in the term table (its hash and its text [`pack`]ed), computed apart
+/// from the lookup ([`DecodedPostings::number_of`]): a query's terms are keyed as the analyzer
+/// emits them and then looked up one after another, so that the table's cache misses overlap
+/// instead of each waiting for the analysis of the next word. Searching SciFact's claims, the
+/// table is mostly out of the core's caches (evicted by the postings read in between), and
+/// looking each term up as it was emitted was a tenth of a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TermKey {
+    hash: u64,
+    packed: [u64; 2],
+}
+
+impl TermKey {
+    /// The key of a term of at most 16 bytes (nearly all); `None` for a longer one, found by
+    /// its text ([`DecodedPostings::number`]).
+    #[inline]
+    pub fn of(text: &str) -> Option<TermKey> {
+        let packed = pack(text)?;
+        let packed = [packed as u64, (packed >> 64) as u64];
+        Some(TermKey { hash: FxBuildHasher.hash_one(packed), packed })
     }
 }
 

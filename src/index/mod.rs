@@ -48,5 +48,5 @@ mod tokenizer;
 pub use bounds::TermBounds;
 pub use build::{build, check_target, BuildSummary, DenseConfig, IndexConfig, DOCS_PER_AUTO_THREAD};
 pub use manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest, FORMAT_VERSION};
-pub use decoded::DecodedPostings;
+pub use decoded::{DecodedPostings, TermKey};
 pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

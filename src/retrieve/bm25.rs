@@ -46,7 +46,7 @@ use super::cutoff::{CompiledCutoff, Cutoff};
 use super::top_k::{Threshold, TopK};
 use crate::analysis::Analyzer;
 use crate::error::{Error, Result};
-use crate::index::{Bm25Params, DecodedPostings, Index};
+use crate::index::{Bm25Params, DecodedPostings, Index, TermKey};
 
 /// What term of weight `weight` (qtf · idf) adds to a document where it occurs `tf` times, with
 /// `inverse` the document's 1 / (k1 · (1 − b + b · len / avglen)): weight · tf / (tf + norm),
@@ -368,16 +368,19 @@ impl<'a> Bm25<'a> {
         let n = self.index.num_docs() as f64;
         let decoded = if decoded { self.decoded()? } else { None };
         if let Some(Decoded { postings, .. }) = decoded {
-            // Each term looked up as the analyzer emits it, without a copy of its text; terms
+            // Each term keyed as the analyzer emits it, without a copy of its text (a long
+            // one, rare, looked up at once), then all looked up together ([`TermKey`]); terms
             // absent from the index are left out, as below.
-            let mut counted: Vec<(u32, u32)> = Vec::new();
-            self.analyzer.analyze(query, &mut |term| {
-                let Some(number) = postings.number(term) else { return };
+            let mut keyed: Vec<Result<TermKey, Option<u32>>> = Vec::with_capacity(32);
+            self.analyzer.analyze(query, &mut |term| keyed.push(TermKey::of(term).ok_or_else(|| postings.number(term))));
+            let numbers: Vec<Option<u32>> = keyed.iter().map(|key| key.map_or_else(|number| number, |key| postings.number_of(key))).collect();
+            let mut counted: Vec<(u32, u32)> = Vec::with_capacity(numbers.len());
+            for number in numbers.into_iter().flatten() {
                 match counted.iter_mut().find(|(t, _)| *t == number) {
                     Some((_, count)) => *count += 1,
                     None => counted.push((number, 1)),
                 }
-            });
+            }
             return Ok(counted
                 .into_iter()
                 .map(|(number, count)| {
@@ -932,6 +935,31 @@ mod tests {
     /// Dense rows ([`Contributions`]) give the bits of tantivy's postings read one block at a
     /// time, with and without cutoffs (date order: a row is added over the cutoff's ranges
     /// only), at any k, and leave the scratch clean for the next search.
+    /// The decoded index's terms (short ones keyed and looked up together, long ones at once)
+    /// come in first-occurrence order with their counts, as the term dictionary's do.
+    #[test]
+    fn decoded_query_terms_keep_the_query_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = |id: &str, text: &str| Document { id: id.into(), title: String::new(), text: text.into(), url: None, date: None };
+        let documents = vec![
+            doc("a", "counterrevolutionaries raised inflation"),
+            doc("b", "inflation rates and counterrevolutionaries"),
+            doc("c", "rates fell"),
+            doc("d", "inflation fell"),
+        ];
+        let corpus = Corpus { summary: LoadSummary { documents: documents.len(), ..Default::default() }, documents };
+        let path = dir.path().join("idx");
+        build(&corpus, Path::new("test"), &path, &IndexConfig { threads: 1, ..IndexConfig::default() }, &NoProgress).unwrap();
+        let index = Index::open(&path).unwrap();
+        let searcher = Bm25::new(&index, None).unwrap();
+        assert!(searcher.decoded().unwrap().is_some(), "a small one-segment index is decoded");
+        let query = "rates counterrevolutionaries inflation absent rates counterrevolutionaries rates";
+        let terms = |decoded| searcher.query_terms(query, decoded).unwrap().iter().map(|t| (t.weight, t.count)).collect::<Vec<_>>();
+        let (decoded, dictionary) = (terms(true), terms(false));
+        assert_eq!(decoded.iter().map(|t| t.1).collect::<Vec<_>>(), [3, 2, 1]);
+        assert_eq!(decoded, dictionary);
+    }
+
     #[test]
     fn dense_rows_equal_the_postings() {
         use crate::corpus::PubDate;
