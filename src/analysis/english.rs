@@ -6,6 +6,8 @@ use std::sync::Arc;
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
 
+use super::Emitted;
+
 /// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`, which Anserini's default analyzer drops.
 pub const STOPWORDS: [&str; 33] = [
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on",
@@ -88,7 +90,7 @@ pub(crate) fn pack(text: &str) -> Option<u128> {
 }
 
 /// The text [`pack`] made `packed` from, written into `buffer`.
-fn unpack(packed: u128, buffer: &mut [u8; 16]) -> &str {
+pub(super) fn unpack(packed: u128, buffer: &mut [u8; 16]) -> &str {
     *buffer = packed.to_le_bytes();
     let len = 16 - (packed.leading_zeros() / 8) as usize;
     std::str::from_utf8(&buffer[..len]).expect("a packed term is the UTF-8 it was packed from")
@@ -134,19 +136,19 @@ impl Words {
 /// Receives the scanner's pieces and emits terms; holds back `per` to see whether `cent` follows.
 pub(crate) struct Sink<'a> {
     words: &'a Words,
-    emit: &'a mut dyn FnMut(&str),
+    emit: &'a mut dyn FnMut(Emitted<'_>),
     held_per: bool,
 }
 
 impl<'a> Sink<'a> {
-    pub fn new(words: &'a Words, emit: &'a mut dyn FnMut(&str)) -> Self {
+    pub fn new(words: &'a Words, emit: &'a mut dyn FnMut(Emitted<'_>)) -> Self {
         Sink { words, emit, held_per: false }
     }
 
     /// A term that is emitted as it is (numbers, words with digits).
     pub fn verbatim(&mut self, term: &str) {
         self.release_per();
-        (self.emit)(term);
+        (self.emit)(Emitted::Text(term));
     }
 
     /// A lowercased word of letters.
@@ -154,10 +156,10 @@ impl<'a> Sink<'a> {
         if self.held_per {
             self.held_per = false;
             if word == "cent" {
-                (self.emit)("percent");
+                (self.emit)(Emitted::Text("percent"));
                 return;
             }
-            (self.emit)("per");
+            (self.emit)(Emitted::Text("per"));
         }
         if word == "per" {
             self.held_per = true;
@@ -169,14 +171,13 @@ impl<'a> Sink<'a> {
             let mut cache = cache.borrow_mut();
             let cache = &mut *cache;
             let key = pack(word);
-            let mut buffer = [0u8; 16];
             let front = match key {
                 Some(key) => {
                     let slots = cache.front.get_or_insert_with(|| vec![Front::default(); FRONT_SLOTS].into_boxed_slice());
                     let slot = &mut slots[front_slot(key)];
                     if slot.word == key {
                         if slot.term != 0 {
-                            emit(unpack(slot.term, &mut buffer));
+                            emit(Emitted::Packed(slot.term));
                         }
                         return;
                     }
@@ -191,8 +192,8 @@ impl<'a> Sink<'a> {
             if let Some(cached) = found {
                 match cached {
                     Cached::Stop => {}
-                    Cached::Short(term) => emit(unpack(*term, &mut buffer)),
-                    Cached::Long(term) => emit(term),
+                    Cached::Short(term) => emit(Emitted::Packed(*term)),
+                    Cached::Long(term) => emit(Emitted::Text(term)),
                 }
                 if let (Some(slot), Some(key)) = (front, key) {
                     match cached {
@@ -206,7 +207,7 @@ impl<'a> Sink<'a> {
             let cached = match word_term(stemmer, word) {
                 None => Cached::Stop,
                 Some(term) => {
-                    emit(&term);
+                    emit(Emitted::Text(&term));
                     match pack(&term) {
                         Some(packed) => Cached::Short(packed),
                         None => Cached::Long(term),
@@ -232,7 +233,7 @@ impl<'a> Sink<'a> {
     fn release_per(&mut self) {
         if self.held_per {
             self.held_per = false;
-            (self.emit)("per");
+            (self.emit)(Emitted::Text("per"));
         }
     }
 }
@@ -261,7 +262,7 @@ mod tests {
         let text = ["the", "pct", "inflation", "internationalisations", "counterrevolutionaries", "rates", "per", "cent", "per", "capita"];
         let analyze = || {
             let mut terms = Vec::new();
-            let mut emit = |t: &str| terms.push(t.to_string());
+            let mut emit = |t: Emitted<'_>| terms.push(t.text(&mut [0; 16]).to_string());
             let mut sink = Sink::new(&words, &mut emit);
             text.iter().for_each(|w| sink.word(w));
             sink.flush();

@@ -74,9 +74,40 @@ impl Default for Analyzer {
     }
 }
 
+/// A term as [`Analyzer::analyze_emitted`] gives it: a short term as the analyzer's cache holds
+/// it, [`pack`]ed (its bytes in order in one integer, zeros after them), or as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emitted<'t> {
+    /// A term of at most 16 bytes, packed.
+    Packed(u128),
+    /// Any term, as text.
+    Text(&'t str),
+}
+
+impl<'t> Emitted<'t> {
+    /// The term's text (a packed one unpacked into `buffer`).
+    pub fn text<'b>(self, buffer: &'b mut [u8; 16]) -> &'b str
+    where
+        't: 'b,
+    {
+        match self {
+            Emitted::Packed(packed) => english::unpack(packed, buffer),
+            Emitted::Text(text) => text,
+        }
+    }
+}
+
 impl Analyzer {
     /// Calls `emit` with each term of `text`, in order.
     pub fn analyze(&self, text: &str, emit: &mut dyn FnMut(&str)) {
+        let mut buffer = [0u8; 16];
+        self.analyze_emitted(text, &mut |term| emit(term.text(&mut buffer)));
+    }
+
+    /// [`Analyzer::analyze`] with the terms as the analyzer has them: a caller that keys short
+    /// terms by their packing (a decoded index's term table, [`crate::index::TermKey`]) takes
+    /// them without unpacking and packing them again (measured below).
+    pub fn analyze_emitted(&self, text: &str, emit: &mut dyn FnMut(Emitted<'_>)) {
         let mut sink = english::Sink::new(&self.words, emit);
         numeric::scan(text, &mut sink);
         sink.flush();

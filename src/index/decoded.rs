@@ -305,9 +305,14 @@ impl TermKey {
     /// its text ([`DecodedPostings::number`]).
     #[inline]
     pub fn of(text: &str) -> Option<TermKey> {
-        let packed = pack(text)?;
+        pack(text).map(TermKey::packed)
+    }
+
+    /// The key of a term [`pack`]ed.
+    #[inline]
+    pub fn packed(packed: u128) -> TermKey {
         let packed = [packed as u64, (packed >> 64) as u64];
-        Some(TermKey { hash: FxBuildHasher.hash_one(packed), packed })
+        TermKey { hash: FxBuildHasher.hash_one(packed), packed }
     }
 }
 

@@ -44,7 +44,7 @@ use tantivy::{DocSet, Term, TERMINATED};
 
 use super::cutoff::{CompiledCutoff, Cutoff};
 use super::top_k::{Threshold, TopK};
-use crate::analysis::Analyzer;
+use crate::analysis::{Analyzer, Emitted};
 use crate::error::{Error, Result};
 use crate::index::{Bm25Params, DecodedPostings, Index, TermKey};
 
@@ -372,7 +372,12 @@ impl<'a> Bm25<'a> {
             // one, rare, looked up at once), then all looked up together ([`TermKey`]); terms
             // absent from the index are left out, as below.
             let mut keyed: Vec<Result<TermKey, Option<u32>>> = Vec::with_capacity(32);
-            self.analyzer.analyze(query, &mut |term| keyed.push(TermKey::of(term).ok_or_else(|| postings.number(term))));
+            self.analyzer.analyze_emitted(query, &mut |term| {
+                keyed.push(match term {
+                    Emitted::Packed(packed) => Ok(TermKey::packed(packed)),
+                    Emitted::Text(text) => TermKey::of(text).ok_or_else(|| postings.number(text)),
+                })
+            });
             let numbers: Vec<Option<u32>> = keyed.iter().map(|key| key.map_or_else(|number| number, |key| postings.number_of(key))).collect();
             let mut counted: Vec<(u32, u32)> = Vec::with_capacity(numbers.len());
             for number in numbers.into_iter().flatten() {
