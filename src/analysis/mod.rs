@@ -209,6 +209,32 @@ mod tests {
         assert_eq!(values, [(9, 17, "1200.5"), (22, 23, "3"), (28, 32, "2021")]);
     }
 
+    /// Words wait in batches ([`english`]'s `PENDING`, 16) before their terms are found: a
+    /// text of many batches gives each word's own term in order, with `per cent` joined across
+    /// a batch's end and long words, numbers and stopwords between short words.
+    #[test]
+    fn batched_words_keep_their_order_and_rules() {
+        let alone = |word: &str| Analyzer::default().terms(word);
+        let mut words: Vec<String> = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar"
+            .split(' ')
+            .map(str::to_string)
+            .collect();
+        words.extend(["per", "cent", "counterrevolutionaries", "the", "papa", "3", "per", "quebec", "internationalisations", "per"].map(str::to_string));
+        for round in 0..3 {
+            words.extend((0..40).map(|i| ["romeo", "sierra", "tango", "uniform", "victor", "whiskey", "xray"][(i + round) % 7].to_string()));
+        }
+        let mut want: Vec<String> = Vec::new();
+        for (i, word) in words.iter().enumerate() {
+            match word.as_str() {
+                "per" if words.get(i + 1).is_some_and(|next| next == "cent") => want.push("percent".into()),
+                "cent" if words[i - 1] == "per" => {}
+                _ => want.extend(alone(word)),
+            }
+        }
+        assert_eq!(Analyzer::default().terms(&words.join(" ")), want);
+        assert_eq!(want[15], "percent", "per cent across the first batch's end");
+    }
+
     #[test]
     fn words() {
         assert_eq!(terms("Obama's plan"), "obama plan");
