@@ -249,9 +249,9 @@ impl<'a> Sink<'a> {
                 *found = Some(slot.term);
             }
         });
-        for i in 0..waiting {
-            let key = self.pending[i];
-            match found[i] {
+        let pending = self.pending;
+        for (&key, found) in pending[..waiting].iter().zip(found) {
+            match found {
                 Some(term) => {
                     if !self.held_back(Some(key)) && term != 0 {
                         (self.emit)(Emitted::Packed(term));
