@@ -381,6 +381,7 @@ mod tests {
         assert_eq!(pack("seventeen_bytes_a"), None);
         assert_eq!(pack("a\0"), None, "a zero byte would be lost in the padding");
         assert_ne!(pack("ab"), pack("ba"));
+        assert_eq!((Some(PER), Some(CENT)), (pack("per"), pack("cent")), "the compile-time packing is pack's");
     }
 
     /// Cache hits give the terms the first (uncached) analysis gave, for short and long words,
