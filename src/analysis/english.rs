@@ -6,7 +6,29 @@ use std::sync::Arc;
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
 
-use super::Emitted;
+
+/// A term as [`super::Analyzer::analyze_emitted`] gives it: a short term as the analyzer's cache holds
+/// it, packed (its bytes in order in one integer, zeros after them), or as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emitted<'t> {
+    /// A term of at most 16 bytes, packed.
+    Packed(u128),
+    /// Any term, as text.
+    Text(&'t str),
+}
+
+impl<'t> Emitted<'t> {
+    /// The term's text (a packed one unpacked into `buffer`).
+    pub fn text<'b>(self, buffer: &'b mut [u8; 16]) -> &'b str
+    where
+        't: 'b,
+    {
+        match self {
+            Emitted::Packed(packed) => unpack(packed, buffer),
+            Emitted::Text(text) => text,
+        }
+    }
+}
 
 /// Lucene's `EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`, which Anserini's default analyzer drops.
 pub const STOPWORDS: [&str; 33] = [

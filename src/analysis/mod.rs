@@ -47,6 +47,7 @@ mod english;
 mod numeric;
 
 pub(crate) use english::pack;
+pub use english::Emitted;
 pub use english::STOPWORDS;
 pub use numeric::{number_spans, NumberSpan};
 
@@ -71,29 +72,6 @@ impl std::fmt::Debug for Analyzer {
 impl Default for Analyzer {
     fn default() -> Self {
         Analyzer { words: english::Words::new() }
-    }
-}
-
-/// A term as [`Analyzer::analyze_emitted`] gives it: a short term as the analyzer's cache holds
-/// it, [`pack`]ed (its bytes in order in one integer, zeros after them), or as text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Emitted<'t> {
-    /// A term of at most 16 bytes, packed.
-    Packed(u128),
-    /// Any term, as text.
-    Text(&'t str),
-}
-
-impl<'t> Emitted<'t> {
-    /// The term's text (a packed one unpacked into `buffer`).
-    pub fn text<'b>(self, buffer: &'b mut [u8; 16]) -> &'b str
-    where
-        't: 'b,
-    {
-        match self {
-            Emitted::Packed(packed) => english::unpack(packed, buffer),
-            Emitted::Text(text) => text,
-        }
     }
 }
 

@@ -288,7 +288,7 @@ fn key(text: &str) -> (u64, [u64; 2]) {
     }
 }
 
-/// A short term's place in the term table (its hash and its text [`pack`]ed), computed apart
+/// A short term's place in the term table (its hash and its text packed), computed apart
 /// from the lookup ([`DecodedPostings::number_of`]): a query's terms are keyed as the analyzer
 /// emits them and then looked up one after another, so that the table's cache misses overlap
 /// instead of each waiting for the analysis of the next word. Searching SciFact's claims, the
@@ -308,7 +308,7 @@ impl TermKey {
         pack(text).map(TermKey::packed)
     }
 
-    /// The key of a term [`pack`]ed.
+    /// The key of a term packed as the analyzer packs it ([`crate::analysis::Emitted::Packed`]).
     #[inline]
     pub fn packed(packed: u128) -> TermKey {
         let packed = [packed as u64, (packed >> 64) as u64];
