@@ -6,7 +6,6 @@ use std::sync::Arc;
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
 
-
 /// A term as [`super::Analyzer::analyze_emitted`] gives it: a short term as the analyzer's cache holds
 /// it, packed (its bytes in order in one integer, zeros after them), or as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -317,19 +316,9 @@ impl<'a> Sink<'a> {
         TERMS.with(|cache| {
             let mut cache = cache.borrow_mut();
             let cache = &mut *cache;
-            let front = match key {
-                Some(key) => {
-                    let slot = &mut front_slots(&mut cache.front)[front_slot(key)];
-                    if slot.word == key {
-                        if slot.term != 0 {
-                            emit(Emitted::Packed(slot.term));
-                        }
-                        return;
-                    }
-                    Some(slot)
-                }
-                None => None,
-            };
+            // The batch's lookup ([`Sink::resolve`]) missed the front slot: the slot is only
+            // refilled here, from the map.
+            let front = key.map(|key| &mut front_slots(&mut cache.front)[front_slot(key)]);
             let mut buffer = [0u8; 16];
             let text = match word {
                 Word::Short(key) => unpack(key, &mut buffer),

@@ -211,10 +211,9 @@ impl DecodedPostings {
     /// The number of the term with this (analysed) text, if the segment has it.
     #[inline]
     pub fn number(&self, text: &str) -> Option<u32> {
-        match TermKey::of(text) {
-            Some(key) => self.number_of(key),
-            None => self.numbers.find(FxBuildHasher.hash_one(text), |entry| entry.packed == LONG && self.text(entry.number) == text).map(|entry| entry.number),
-        }
+        let (hash, packed) = key(text);
+        let found = self.numbers.find(hash, |entry| entry.packed == packed && (packed != LONG || self.text(entry.number) == text));
+        found.map(|entry| entry.number)
     }
 
     /// [`DecodedPostings::number`] of a short term by its key.

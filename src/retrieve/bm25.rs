@@ -937,9 +937,6 @@ mod tests {
         }
     }
 
-    /// Dense rows ([`Contributions`]) give the bits of tantivy's postings read one block at a
-    /// time, with and without cutoffs (date order: a row is added over the cutoff's ranges
-    /// only), at any k, and leave the scratch clean for the next search.
     /// The decoded index's terms (short ones keyed and looked up together, long ones at once)
     /// come in first-occurrence order with their counts, as the term dictionary's do.
     #[test]
@@ -965,6 +962,9 @@ mod tests {
         assert_eq!(decoded, dictionary);
     }
 
+    /// Dense rows ([`Contributions`]) give the bits of tantivy's postings read one block at a
+    /// time, with and without cutoffs (date order: a row is added over the cutoff's ranges
+    /// only), at any k, and leave the scratch clean for the next search.
     #[test]
     fn dense_rows_equal_the_postings() {
         use crate::corpus::PubDate;
