@@ -18,7 +18,7 @@ use crate::retrieve::{Ann, Bm25, Cutoff, DenseQuery, Retriever, Scratch, Strateg
 use crate::trec::{QueryView, RankedList, Run, RunView, ScoredDoc};
 
 /// How a batch of claims is run.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct RunConfig {
     /// Documents kept per claim.
     pub k: usize,
@@ -33,7 +33,8 @@ pub struct RunConfig {
     pub temporal_filter: TemporalFilter,
     /// Drop a hit whose id equals the claim's id (BEIR's `--remove-query`).
     pub remove_query: bool,
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core. (Speed only: not recorded in provenance.)
+    #[serde(skip)]
     pub threads: usize,
     /// BM25, dense or both.
     pub retriever: Retriever,
@@ -41,7 +42,8 @@ pub struct RunConfig {
     pub ann: Ann,
     /// Candidates explored by an HNSW search.
     pub ef: usize,
-    /// How BM25 finds the top k (all give the same hits; speed only).
+    /// How BM25 finds the top k (all give the same hits; speed only, not recorded in provenance).
+    #[serde(skip)]
     pub bm25_strategy: Strategy,
 }
 
@@ -79,6 +81,15 @@ pub struct RunSummary {
 }
 
 impl RunConfig {
+    /// Checks the counts against their ranges ([`crate::ranges`]), with the depth of `plan`.
+    pub fn validate(&self, plan: &PlanRunConfig) -> Result<()> {
+        crate::ranges::K.check(self.k as u64)?;
+        crate::ranges::DEPTH.check(plan.depth as u64)?;
+        crate::ranges::THREADS.check(self.threads as u64)?;
+        crate::ranges::EF.check(self.ef as u64)?;
+        Ok(())
+    }
+
     /// The cutoff for one claim.
     pub fn cutoff_for(&self, claim: &Claim) -> Cutoff {
         match self.temporal_filter {
@@ -91,7 +102,7 @@ impl RunConfig {
 /// How a claim's lists become one: first each sub-query's BM25 and dense lists (hybrid
 /// retrieval, `hybrid`), then the sub-queries' lists (`fusion`). Two different problems — two
 /// retrievers' views of one query, against several queries' views of one claim — so two settings.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PlanRunConfig {
     /// Documents each sub-query retrieves (`--depth`) when a claim has several.
     pub depth: usize,
@@ -227,9 +238,7 @@ pub fn run_ranked(
     explain: bool,
     progress: &dyn Progress,
 ) -> Result<(Vec<RankedHits>, RunSummary, Vec<Explanation>)> {
-    if config.k == 0 || plan_config.depth == 0 {
-        return Err(Error::InvalidArgument { name: "-k", message: "expected at least 1 document per claim and per sub-query".into() });
-    }
+    config.validate(plan_config)?;
     let bm25 = Bm25::new(index, config.bm25)?.with_strategy(config.bm25_strategy);
     let started = Instant::now();
     let plans = plan_all(claims, planner, config, plan_config, progress)?;
@@ -255,6 +264,11 @@ pub fn run_ranked(
 }
 
 impl RunSummary {
+    /// The counts a run's provenance keeps ([`crate::provenance::Provenance::counts`]).
+    pub fn counts(&self) -> std::collections::BTreeMap<String, u64> {
+        [("claims", self.claims), ("with_cutoff", self.with_cutoff), ("subqueries", self.subqueries), ("fell_back", self.fallbacks)].into_iter().map(|(k, v)| (k.to_string(), v as u64)).collect()
+    }
+
     fn of(claims: &[Claim], plans: &[Plan], config: &RunConfig, started: Instant) -> RunSummary {
         RunSummary {
             claims: claims.len(),
@@ -309,9 +323,7 @@ pub fn run_remote(
     plan_config: &PlanRunConfig,
     progress: &dyn Progress,
 ) -> Result<(Run, RunSummary)> {
-    if config.k == 0 || plan_config.depth == 0 {
-        return Err(Error::InvalidArgument { name: "-k", message: "expected at least 1 document per claim and per sub-query".into() });
-    }
+    config.validate(plan_config)?;
     if config.retriever != Retriever::Bm25 {
         return Err(Error::InvalidArgument { name: "--retriever", message: "the OpenSearch backend retrieves with BM25 only (the cluster holds no vectors)".into() });
     }
@@ -342,6 +354,7 @@ pub fn evidence_for_claim_remote(index: &crate::opensearch::RemoteIndex, claim: 
     if config.retriever != Retriever::Bm25 {
         return Err(Error::InvalidArgument { name: "retriever", message: "the OpenSearch backend retrieves with BM25 only (the cluster holds no vectors)".into() });
     }
+    config.validate(plan_config)?;
     index.check_bm25(config.bm25)?;
     let plan = planner.plan(claim)?;
     validate(&plan, config, plan_config)?;
@@ -355,20 +368,26 @@ pub fn evidence_for_claim_remote(index: &crate::opensearch::RemoteIndex, claim: 
     let fused = fuse_plan(lists.clone(), config.k, plan_config);
     let hits = fused
         .iter()
-        .map(|&(id, score)| EvidenceHit {
-            evidence: remote_evidence(id.to_string(), score, stored.get(id).copied()),
-            from_subqueries: found_by(&lists, id),
+        .map(|&(id, score)| {
+            let evidence = remote_evidence(id.to_string(), score, stored.get(id).copied());
+            cutoff.check_stored(std::path::Path::new(&index.cluster().config().index), id, evidence.date.as_deref())?;
+            Ok(EvidenceHit { evidence, from_subqueries: found_by(&lists, id) })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     Ok(ClaimEvidence { plan, hits })
 }
 
 /// [`search`] over an index on an OpenSearch cluster.
 pub fn search_remote(index: &crate::opensearch::RemoteIndex, query: &str, cutoff: &Cutoff, k: usize, bm25: Option<Bm25Params>) -> Result<Vec<Evidence>> {
+    crate::ranges::K.check(k as u64)?;
     index.check_bm25(bm25)?;
     let query = crate::opensearch::RemoteQuery { text: query, cutoff: *cutoff, k, exclude: None };
     let hits = index.search_batch(&[query], true, &crate::io::NoProgress)?.pop().unwrap_or_default();
-    Ok(hits.into_iter().map(|hit| remote_evidence(hit.id, f64::from(hit.score), hit.stored.as_ref())).collect())
+    let evidence: Vec<Evidence> = hits.into_iter().map(|hit| remote_evidence(hit.id, f64::from(hit.score), hit.stored.as_ref())).collect();
+    for e in &evidence {
+        cutoff.check_stored(std::path::Path::new(&index.cluster().config().index), &e.id, e.date.as_deref())?;
+    }
+    Ok(evidence)
 }
 
 /// The sub-queries whose lists hold `doc`: one list per sub-query, in order, so the indices come
@@ -498,6 +517,7 @@ fn retrieve_plan(
         });
     }
     let fused: Vec<(u32, f64)> = if explain { fuse_plan(lists.clone(), config.k, plan_config) } else { fuse_plan(std::mem::take(&mut lists), config.k, plan_config) };
+    cutoff.check_hits(index, fused.iter().map(|&(rank, _)| rank))?;
     let explanation = explain.then(|| Explanation {
         id: claim.id.clone(),
         subqueries: plan.subqueries.clone(),
@@ -562,6 +582,7 @@ pub fn evidence_for_claim(
     plan_config: &PlanRunConfig,
     scratch: &mut Scratch,
 ) -> Result<ClaimEvidence> {
+    config.validate(plan_config)?;
     let plan = planner.plan(claim)?;
     validate(&plan, config, plan_config)?;
     let bm25 = Bm25::new(index, config.bm25)?.with_strategy(config.bm25_strategy);
@@ -576,6 +597,7 @@ pub fn evidence_for_claim(
         .map(|hit| {
             let rank = index.rank_of(&hit.id).expect("a hit's id is in the index");
             let StoredDocument { id, title, text, url, date } = index.stored_by_rank(rank)?;
+            config.cutoff_for(claim).check_stored(index.path(), &id, date.as_deref())?;
             Ok(EvidenceHit { evidence: Evidence { id, score: hit.score, date, title, text, url }, from_subqueries: hit.from_subqueries })
         })
         .collect::<Result<_>>()?;
@@ -584,11 +606,13 @@ pub fn evidence_for_claim(
 
 /// Searches one query and reads the hits' stored fields.
 pub fn search(index: &Index, query: &str, cutoff: &Cutoff, k: usize, bm25: Option<Bm25Params>) -> Result<Vec<Evidence>> {
+    crate::ranges::K.check(k as u64)?;
     let searcher = Bm25::new(index, bm25)?;
     let hits = searcher.search(query, cutoff, k, None, &mut Scratch::default())?;
     hits.iter()
         .map(|hit| {
             let StoredDocument { id, title, text, url, date } = index.stored(hit.segment, hit.doc)?;
+            cutoff.check_stored(index.path(), &id, date.as_deref())?;
             Ok(Evidence { id, score: f64::from(hit.score), date, title, text, url })
         })
         .collect()

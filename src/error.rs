@@ -130,8 +130,63 @@ pub enum Error {
         supported: String,
     },
 
+    /// A file of an index generation is not what the build wrote: refused before any search,
+    /// never answered from.
+    #[error("{}: damaged index file: {damage}\n\nhint: rebuild the index with `quantir index --corpus <CORPUS> --index {}`; `quantir check --index {}` lists every damaged file", file.display(), index.display(), index.display())]
+    IndexDamaged {
+        /// The index folder.
+        index: PathBuf,
+        /// The damaged file.
+        file: PathBuf,
+        /// What is wrong with it.
+        damage: Damage,
+    },
+
+    /// Another build is writing a new generation of the index.
+    #[error("{}: another `quantir index` is writing a new generation of this index\n\nhint: wait for it to finish and run the command again (nothing was changed)", path.display())]
+    IndexBusy {
+        /// The index folder.
+        path: PathBuf,
+    },
+
+    /// A hit published on or after its search's cutoff: the defence behind the cutoff found
+    /// evidence the claim could not have seen, which only a damaged index or a bug can produce.
+    #[error("{}: document \"{id}\" (dated {date}) was retrieved for a search of evidence published before {before}; quantir refuses to return evidence from on or after a claim's date\n\nhint: check the index with `quantir check --index {}` and rebuild it with `quantir index --corpus <CORPUS> --index {}`", index.display(), index.display(), index.display())]
+    CutoffViolation {
+        /// The index searched.
+        index: PathBuf,
+        /// The document's id.
+        id: String,
+        /// Its date, as stored (or "undated").
+        date: String,
+        /// The cutoff.
+        before: String,
+    },
+
+    /// An input holds nothing to work on: a corpus without documents, a claims file without
+    /// claims, qrels without judgments. Never scored as zeros.
+    #[error("{}: {what}\n\nhint: {hint}", path.display())]
+    Empty {
+        /// The input.
+        path: PathBuf,
+        /// What it lacks, in the user's terms.
+        what: String,
+        /// What to do.
+        hint: String,
+    },
+
+    /// An artifact an earlier run left where this one would write was made from other inputs or
+    /// settings, and `--resume strict` refuses to make it again.
+    #[error("{}: {why}\n\nhint: run without --resume strict to make it again with these inputs and settings, or choose another --output (nothing was changed)", path.display())]
+    StaleArtifact {
+        /// The artifact.
+        path: PathBuf,
+        /// How it differs (provenance's words).
+        why: String,
+    },
+
     /// The folder is not a quantir index (no manifest).
-    #[error("{}: not a quantir index (no manifest.json)\n\nhint: build one with `quantir index --corpus <CORPUS> --index {}`", path.display(), path.display())]
+    #[error("{}: not a quantir index (no CURRENT file naming a generation)\n\nhint: build one with `quantir index --corpus <CORPUS> --index {}`", path.display(), path.display())]
     NotAnIndex {
         /// The folder given as index.
         path: PathBuf,
@@ -247,6 +302,39 @@ pub enum Error {
         examples: String,
     },
 
+    /// An input two layouts could describe: refused with both readings named, never guessed.
+    #[error("{}: it could be read as {}; quantir does not guess\n\nhint: {hint}", path.display(), readings.join(", or as "))]
+    Ambiguous {
+        /// The input.
+        path: PathBuf,
+        /// Each way it could be read, in words.
+        readings: Vec<String>,
+        /// How to make it unambiguous.
+        hint: String,
+    },
+
+    /// A count or number outside its range ([`crate::ranges`]).
+    #[error("{name}: expected {min} to {max}, found {found}")]
+    Range {
+        /// The setting, as users name it (`threads`, `k`, `top`).
+        name: &'static str,
+        /// The least value allowed.
+        min: String,
+        /// The greatest value allowed.
+        max: String,
+        /// The value given.
+        found: String,
+    },
+
+    /// An OpenAI-compatible chat API did not give an answer.
+    #[error("{url}: {failure}")]
+    Llm {
+        /// The endpoint asked.
+        url: String,
+        /// What went wrong.
+        failure: LlmFailure,
+    },
+
     /// An argument is out of its range or inconsistent with another.
     #[error("invalid {name}: {message}")]
     InvalidArgument {
@@ -255,6 +343,100 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+}
+
+/// Why a chat API gave no answer ([`Error::Llm`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LlmFailure {
+    /// `--llm-url` is not an http(s) URL: refused before any request, never retried.
+    Url {
+        /// What is wrong with it.
+        message: String,
+    },
+    /// No answer within the request's deadline (`--llm-timeout`, retries included).
+    Timeout {
+        /// The deadline, in seconds.
+        seconds: f64,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// No connection could be made, after the retries.
+    Connect {
+        /// The network's explanation.
+        message: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// The server answered with an HTTP error.
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The start of its body.
+        body: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// The answer is not the JSON the chat API returns.
+    Malformed {
+        /// What was wrong.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for LlmFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tries = |n: &u32| if *n == 1 { "1 attempt".to_string() } else { format!("{n} attempts") };
+        match self {
+            LlmFailure::Url { message } => write!(f, "not a chat API URL: {message}\n\nhint: give --llm-url as http://HOST:PORT/v1 (or https://…)"),
+            LlmFailure::Timeout { seconds, attempts } => write!(f, "timed out after {seconds} s ({}) with no answer\n\nhint: check that the server is up, or allow more time with --llm-timeout", tries(attempts)),
+            LlmFailure::Connect { message, attempts } => write!(f, "could not connect ({}): {message}\n\nhint: check --llm-url and that the server is up", tries(attempts)),
+            LlmFailure::Status { status, body, attempts } => write!(f, "HTTP {status} ({}): {body}", tries(attempts)),
+            LlmFailure::Malformed { message } => write!(f, "the answer is not a chat completion: {message}"),
+        }
+    }
+}
+
+/// What is wrong with a damaged index file ([`Error::IndexDamaged`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Damage {
+    /// The file is gone.
+    Missing,
+    /// Its length is not the one recorded.
+    Size {
+        /// Bytes recorded at build time.
+        expected: u64,
+        /// Bytes found.
+        found: u64,
+    },
+    /// Its bytes are not the ones recorded.
+    Content {
+        /// The xxh3 recorded at build time.
+        expected: String,
+        /// The xxh3 of the bytes found.
+        found: String,
+    },
+    /// It does not have the shape its format requires.
+    Malformed {
+        /// What it must hold.
+        expected: String,
+    },
+    /// It disagrees with another file of the generation.
+    Inconsistent {
+        /// How.
+        what: String,
+    },
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Damage::Missing => f.write_str("missing"),
+            Damage::Size { expected, found } => write!(f, "{found} bytes, where the build wrote {expected}"),
+            Damage::Content { expected, found } => write!(f, "its bytes changed since the build (xxh3 {found}, the build recorded {expected})"),
+            Damage::Malformed { expected } => write!(f, "expected {expected}"),
+            Damage::Inconsistent { what } => f.write_str(what),
+        }
+    }
 }
 
 impl Error {

@@ -11,8 +11,8 @@
 //!   quantemp)                                              verify (verdicts) ◄─┘   └─► serve (HTTP, page)
 //! ```
 //!
-//! Modules are stacked: each uses only [`error`] and the modules before it in this order —
-//! [`io`], [`trec`], [`corpus`], [`analysis`], [`index`], [`plan`], [`retrieve`], [`fuse`],
+//! Modules are stacked: each uses only [`error`], [`ranges`] and the modules before it in this order —
+//! [`io`], [`trec`], [`corpus`], [`analysis`], [`provenance`], [`index`], [`plan`], [`retrieve`], [`fuse`],
 //! [`engine`], [`eval`], [`experiment`], [`verify`], [`serve`].
 //! The library never prints, exits or reads environment variables; the `quantir` binary's `cli`
 //! module does.
@@ -29,6 +29,8 @@ pub mod index;
 pub mod io;
 pub mod opensearch;
 pub mod plan;
+pub mod provenance;
+pub mod ranges;
 pub mod retrieve;
 pub mod serve;
 pub mod verify;

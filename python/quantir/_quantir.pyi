@@ -66,6 +66,19 @@ class Index:
     def num_docs(self) -> int: ...
     @property
     def has_vectors(self) -> bool: ...
+    @property
+    def generation(self) -> int:
+        """The generation served now: it moves forward when the folder is rebuilt (the next call
+        picks a rebuild up; a call in progress finishes on the generation it started on)."""
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of what made the generation served (its corpus's bytes and settings)."""
+    @property
+    def manifest(self) -> Dict[str, Any]:
+        """The generation's manifest: versions, BM25 parameters, counts, file digests, provenance."""
+    def reload(self) -> int:
+        """Opens the generation CURRENT names now and serves it; raises when it cannot be opened.
+        Returns the generation served."""
     def __len__(self) -> int: ...
     def search(self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None) -> List[Hit]:
         """The exact top k by BM25 among documents published strictly before `before`."""

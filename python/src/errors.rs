@@ -4,7 +4,7 @@
 //! |---|---|
 //! | a file or folder that is not there (`Io`, not found) | `FileNotFoundError` |
 //! | any other operating-system error | `OSError` |
-//! | an argument out of range, a value given in memory that is wrong | `ValueError` |
+//! | an argument out of range (`Range`: the same ranges as the CLI's flags), a value given in memory that is wrong | `ValueError` |
 //! | no node of an OpenSearch cluster answered | `ConnectionError` |
 //! | the cluster refused the credentials | `PermissionError` |
 //! | everything else: a malformed input file, a duplicate id, an incompatible index | `QuantirError` (a `ValueError`) |
@@ -27,7 +27,7 @@ pub fn to_py(error: quantir::Error) -> PyErr {
     match &error {
         quantir::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
         quantir::Error::Io { .. } => PyOSError::new_err(message),
-        quantir::Error::InvalidArgument { .. } | quantir::Error::Value { .. } => PyValueError::new_err(message),
+        quantir::Error::InvalidArgument { .. } | quantir::Error::Value { .. } | quantir::Error::Range { .. } => PyValueError::new_err(message),
         quantir::Error::OpenSearchUnreachable { .. } => PyConnectionError::new_err(message),
         quantir::Error::OpenSearchAuth { .. } => PyPermissionError::new_err(message),
         _ => QuantirError::new_err(message),

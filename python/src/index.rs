@@ -1,7 +1,7 @@
 //! `quantir.Index` and `quantir.Hit`: building, opening, searching and running claims.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -12,7 +12,8 @@ use quantir::engine::{hybrid_fusion, run_ranked, PlanRunConfig, RankedHits, RunC
 use quantir::fuse::{FusionConfig, Method, RRF_K};
 use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
-use quantir::index::{build, check_target, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig};
+use quantir::index::dense::models::serves_vectors_of;
+use quantir::index::{build, check_target, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig, Live};
 use quantir::plan::{planner_for, LlmConfig, MmrConfig, PlanSpec};
 use quantir::retrieve::{Cutoff, Retriever};
 
@@ -81,23 +82,35 @@ impl Hit {
 
 /// A quantir index: BM25 over the numeric-aware analyzer, optional dense vectors, publication
 /// dates for the exact cutoff. Open one with `Index(path)`, build one with `Index.build(...)`.
-/// One index serves many threads at once; searches and runs release the GIL.
+/// One index serves many threads at once; searches and runs release the GIL. A rebuild of the
+/// folder (`quantir index` or `Index.build` into it) is picked up by the next call; a call in
+/// progress finishes on the generation it started on (`generation` says which is held).
 #[pyclass(frozen, module = "quantir._quantir", subclass)]
 pub struct Index {
-    index: Arc<quantir::index::Index>,
+    live: Live,
     options: EncoderOptions,
-    /// The query encoder, loaded on first dense use.
-    encoder: OnceLock<Option<Arc<Encoder>>>,
-    /// Every document id as a Python string, by id rank, made on the first run: a run's dicts
-    /// then share them instead of making a string per hit (at k = 1000 that was most of the cost
-    /// of handing a run to Python).
-    ids: OnceLock<Vec<Py<PyString>>>,
+    /// The query encoder, loaded on first dense use, with the generation it was checked for.
+    encoder: Mutex<Option<(u64, Option<Arc<Encoder>>)>>,
+    /// Every document id as a Python string, by id rank, made on the first run of a generation:
+    /// a run's dicts then share them instead of making a string per hit (at k = 1000 that was
+    /// most of the cost of handing a run to Python).
+    ids: Mutex<Option<(u64, Arc<Vec<Py<PyString>>>)>>,
 }
 
 impl Index {
-    /// `{qid: {docid: score}}` of ranked hits, with the shared id strings.
-    fn hits_to_py<'py>(&self, py: Python<'py>, lists: &[RankedHits]) -> PyResult<Bound<'py, PyDict>> {
-        let ids = self.ids.get_or_init(|| (0..self.index.num_docs() as u32).map(|rank| PyString::new(py, self.index.id(rank)).unbind()).collect());
+    /// `{qid: {docid: score}}` of ranked hits of `index`, with the shared id strings.
+    fn hits_to_py<'py>(&self, py: Python<'py>, index: &quantir::index::Index, lists: &[RankedHits]) -> PyResult<Bound<'py, PyDict>> {
+        let ids = {
+            let mut slot = self.ids.lock().unwrap_or_else(|e| e.into_inner());
+            match &*slot {
+                Some((generation, ids)) if *generation == index.generation() => ids.clone(),
+                _ => {
+                    let ids: Arc<Vec<Py<PyString>>> = Arc::new((0..index.num_docs() as u32).map(|rank| PyString::new(py, index.id(rank)).unbind()).collect());
+                    *slot = Some((index.generation(), ids.clone()));
+                    ids
+                }
+            }
+        };
         let out = PyDict::new(py);
         for list in lists {
             let docs = PyDict::new(py);
@@ -124,14 +137,23 @@ impl Index {
         Ok(out)
     }
 
-    /// The encoder for dense or hybrid retrieval and dense MMR, loaded once.
-    fn encoder(&self, py: Python<'_>) -> PyResult<Option<Arc<Encoder>>> {
-        if let Some(e) = self.encoder.get() {
-            return Ok(e.clone());
+    /// The encoder for dense or hybrid retrieval and dense MMR over `index`: loaded once, and
+    /// loaded again only for a generation whose vectors another model made.
+    fn encoder(&self, py: Python<'_>, index: &quantir::index::Index) -> PyResult<Option<Arc<Encoder>>> {
+        let held = self.encoder.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        match held {
+            Some((generation, encoder)) if generation == index.generation() => return Ok(encoder),
+            Some((_, Some(encoder))) if index.manifest().dense.is_some() && serves_vectors_of(index, Some((encoder.config(), encoder.dir()))).is_ok() => {
+                *self.encoder.lock().unwrap_or_else(|e| e.into_inner()) = Some((index.generation(), Some(encoder.clone())));
+                return Ok(Some(encoder));
+            }
+            _ => {}
         }
         let roots = model_roots(py);
-        let loaded = py.detach(|| self.options.retrieval_encoder(&self.index, &roots)).or_raise()?.map(Arc::new);
-        Ok(self.encoder.get_or_init(|| loaded).clone())
+        // Loaded without the lock held: the GIL is released meanwhile.
+        let loaded = py.detach(|| self.options.retrieval_encoder(index, &roots)).or_raise()?.map(Arc::new);
+        *self.encoder.lock().unwrap_or_else(|e| e.into_inner()) = Some((index.generation(), loaded.clone()));
+        Ok(loaded)
     }
 }
 
@@ -142,9 +164,9 @@ impl Index {
     #[new]
     #[pyo3(signature = (path, *, dense=None, ort_lib=None, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size))]
     fn new(py: Python<'_>, path: PathBuf, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, encoder_workers: usize, batch_size: usize) -> PyResult<Self> {
-        let index = py.detach(|| quantir::index::Index::open(&path)).or_raise()?;
-        let options = EncoderOptions { model: dense, runtime: ort_lib, workers: at_least_one("encoder_workers", encoder_workers)?, batch_size: at_least_one("batch_size", batch_size)?, ..EncoderOptions::default() };
-        Ok(Index { index: Arc::new(index), options, encoder: OnceLock::new(), ids: OnceLock::new() })
+        let live = py.detach(|| Live::open(&path)).or_raise()?;
+        let options = EncoderOptions { model: dense, runtime: ort_lib, workers: encoder_workers, batch_size, ..EncoderOptions::default() };
+        Ok(Index { live, options, encoder: Mutex::new(None), ids: Mutex::new(None) })
     }
 
     /// Builds an index of `corpus` (a quantir JSONL file, a BEIR folder or a QuanTemp++
@@ -179,7 +201,7 @@ impl Index {
         let doc_order: DocOrder = choice("doc_order", doc_order)?;
         let bm25 = Bm25Params::default().over(k1, b).unwrap_or_default();
         bm25.validate().or_raise()?;
-        let options = EncoderOptions { model: dense.clone(), runtime: ort_lib.clone(), workers: at_least_one("encoder_workers", encoder_workers)?, batch_size: at_least_one("batch_size", batch_size)?, ..EncoderOptions::default() };
+        let options = EncoderOptions { model: dense.clone(), runtime: ort_lib.clone(), workers: encoder_workers, batch_size, ..EncoderOptions::default() };
         let roots = model_roots(py);
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| -> quantir::Result<()> {
@@ -206,27 +228,55 @@ impl Index {
     /// The index folder.
     #[getter]
     fn path(&self) -> PathBuf {
-        self.index.path().to_path_buf()
+        self.live.path().to_path_buf()
     }
 
-    /// Documents in the index.
+    /// Documents in the index (the generation served now).
     #[getter]
-    fn num_docs(&self) -> u64 {
-        self.index.num_docs()
+    fn num_docs(&self, py: Python<'_>) -> u64 {
+        py.detach(|| self.live.get()).num_docs()
     }
 
     /// Whether the index holds dense vectors.
     #[getter]
-    fn has_vectors(&self) -> bool {
-        self.index.manifest().dense.is_some()
+    fn has_vectors(&self, py: Python<'_>) -> bool {
+        py.detach(|| self.live.get()).manifest().dense.is_some()
     }
 
-    fn __len__(&self) -> usize {
-        self.index.num_docs() as usize
+    /// The generation served now: it moves forward when the folder is rebuilt.
+    #[getter]
+    fn generation(&self, py: Python<'_>) -> u64 {
+        py.detach(|| self.live.get()).generation()
     }
 
-    fn __repr__(&self) -> String {
-        format!("Index({:?}, num_docs={}{})", self.index.path().display().to_string(), self.index.num_docs(), if self.has_vectors() { ", vectors" } else { "" })
+    /// The fingerprint of what made the generation served now (its corpus's bytes and build
+    /// settings): two indexes with the same fingerprint answer alike.
+    #[getter]
+    fn fingerprint(&self, py: Python<'_>) -> String {
+        py.detach(|| self.live.get()).fingerprint().to_string()
+    }
+
+    /// The generation's manifest as a dict (versions, BM25 parameters, counts, files, provenance).
+    #[getter]
+    fn manifest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = serde_json::to_string(py.detach(|| self.live.get()).manifest()).expect("manifest serialises");
+        py.import("json")?.call_method1("loads", (json,))
+    }
+
+    /// Opens the generation the folder's CURRENT names now and serves it; raises when it cannot
+    /// be opened (every call also picks a new generation up by itself, keeping the one held when
+    /// the new one cannot be opened). Returns the generation served.
+    fn reload(&self, py: Python<'_>) -> PyResult<u64> {
+        Ok(py.detach(|| self.live.reload()).or_raise()?.generation())
+    }
+
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.num_docs(py) as usize
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let index = py.detach(|| self.live.get());
+        format!("Index({:?}, num_docs={}, generation={}{})", self.live.path().display().to_string(), index.num_docs(), index.generation(), if index.manifest().dense.is_some() { ", vectors" } else { "" })
     }
 
     /// The top `k` documents for `query` by BM25 among those published strictly before `before`
@@ -235,10 +285,11 @@ impl Index {
     /// `undated="include"`. Exact: the top `k` of the eligible documents, never a filtered top `k`.
     #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None))]
     fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>) -> PyResult<Vec<Hit>> {
-        let k = at_least_one("k", k)?;
         let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
-        let bm25 = self.index.manifest().bm25.over(k1, b);
-        let evidence = py.detach(|| quantir::engine::search(&self.index, query, &cutoff, k, bm25)).or_raise()?;
+        let evidence = py.detach(|| {
+            let index = self.live.get();
+            quantir::engine::search(&index, query, &cutoff, k, index.manifest().bm25.over(k1, b))
+        }).or_raise()?;
         Ok(evidence.into_iter().map(Hit::from).collect())
     }
 
@@ -289,16 +340,18 @@ impl Index {
         progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let retriever: Retriever = choice("retriever", retriever)?;
+        // The whole run is answered from one generation.
+        let index = py.detach(|| self.live.get());
         let setup = RunSetup::new(
             claims, plan, fusion, norm, constant, rrf_k, weights, retriever, hybrid_fusion, hybrid_norm, k, depth, before, undated, temporal_filter, remove_query,
-            self.index.manifest().bm25.over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, threads,
-            |needs| if needs { self.encoder(py) } else { Ok(None) },
+            index.manifest().bm25.over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, threads,
+            |needs| if needs { self.encoder(py, &index) } else { Ok(None) },
         )?;
         let RunSetup { claims, planner, config, plan_config, encoder } = setup;
         let reporter = PyProgress::from_arg(progress)?;
-        let result = py.detach(|| run_ranked(&self.index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, false, &reporter));
+        let result = py.detach(|| run_ranked(&index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, false, &reporter));
         let (lists, _, _) = reporter.finish_with(result.or_raise())?;
-        self.hits_to_py(py, &lists)
+        self.hits_to_py(py, &index, &lists)
     }
 }
 
@@ -349,11 +402,6 @@ impl RunSetup {
     ) -> PyResult<RunSetup> {
         let claims = crate::convert::claims(claims, choice("format", format)?)?;
         let spec: PlanSpec = plan.parse().map_err(|e: String| PyValueError::new_err(format!("plan={plan:?}: {e}")))?;
-        for (name, value) in [("mmr_beta", mmr_beta), ("mmr_threshold", mmr_threshold)] {
-            if !(0.0..=1.0).contains(&value) {
-                return Err(PyValueError::new_err(format!("{name}={value}: expected a number from 0 to 1")));
-            }
-        }
         let mmr = mmr.then_some(MmrConfig { beta: mmr_beta, threshold: mmr_threshold, similarity: choice("mmr_similarity", mmr_similarity)? });
         let needs_encoder = retriever != Retriever::Bm25 || mmr.is_some_and(|m| m.similarity == quantir::plan::MmrSimilarity::Dense);
         let encoder = encoder(needs_encoder)?;
@@ -363,7 +411,7 @@ impl RunSetup {
         };
         let planner = planner_for(&spec, mmr, llm, encoder.clone()).or_raise()?;
         let config = RunConfig {
-            k: at_least_one("k", k)?,
+            k,
             bm25,
             default_before: pub_date("before", before)?,
             undated: choice("undated", undated)?,
@@ -372,12 +420,12 @@ impl RunSetup {
             threads,
             retriever,
             ann: choice("ann", ann)?,
-            ef: at_least_one("ef", ef)?,
+            ef,
             ..RunConfig::default()
         };
         let fusion = FusionConfig { method: choice::<Method>("fusion", fusion)?, norm: maybe_choice("norm", norm)?, constant: choice("constant", constant)?, rrf_k, weights: weights.unwrap_or_default() };
         let hybrid = hybrid_fusion_config(hybrid_fusion, hybrid_norm)?;
-        let plan_config = PlanRunConfig { depth: at_least_one("depth", depth)?, fusion, hybrid };
+        let plan_config = PlanRunConfig { depth, fusion, hybrid };
         Ok(RunSetup { claims, planner, config, plan_config, encoder })
     }
 }

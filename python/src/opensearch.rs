@@ -133,7 +133,6 @@ impl OpenSearchIndex {
     #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None))]
     #[allow(clippy::too_many_arguments)]
     fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>) -> PyResult<Vec<Hit>> {
-        let k = at_least_one("k", k)?;
         let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
         let bm25 = self.remote.bm25().over(k1, b);
         let evidence = py.detach(|| quantir::engine::search_remote(&self.remote, query, &cutoff, k, bm25)).or_raise()?;

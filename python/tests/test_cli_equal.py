@@ -33,7 +33,7 @@ def test_dated_claims_equal_the_cli(tmp_path, cli, quantemp_index):
     # The CLI's index keeps the corpus's order, the Python one is in date order (the default):
     # every claim's cutoff must give the same run over both layouts.
     cli("index", "--corpus", DATA / "quantemp-sample/corpus.json", "--index", index, "--doc-order", "corpus")
-    assert json.load(open(index / "manifest.json"))["doc_order"] == "corpus"
+    assert quantir.Index(index).manifest["doc_order"] == "corpus"
     out = tmp_path / "cli.trec"
     cli("run", "--index", index, "--claims", claims, "--plan", "numeric", "-k", "100", "--output", out)
     records = [json.loads(line) for line in open(claims)]

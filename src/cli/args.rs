@@ -52,11 +52,23 @@ pub fn count(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(lo..=hi)
 }
 
+/// The parser of a flag whose range the library defines ([`quantir::ranges`]): the same range
+/// the server and the Python package check.
+pub fn ranged(range: quantir::ranges::Count) -> clap::builder::RangedU64ValueParser<usize> {
+    count(range.min, range.max)
+}
+
+/// `--llm-url`: checked when the flags are read, so a malformed URL is refused before any
+/// request, never retried.
+fn llm_url(text: &str) -> Result<String, String> {
+    quantir::plan::check_url(text).map(|()| text.to_string()).map_err(|e| e.to_string())
+}
+
 /// `--threads`.
 #[derive(Debug, Args)]
 pub struct ThreadsArgs {
     /// Worker threads, 0 to 1024 (0 = one per core; `index`: also at most one per 50,000 documents)
-    #[arg(long, default_value_t = 0, value_name = "N", value_parser = count(0, 1024))]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = ranged(quantir::ranges::THREADS))]
     pub threads: usize,
 }
 
@@ -111,7 +123,7 @@ pub struct PlanArgs {
 #[derive(Debug, Args)]
 pub struct LlmArgs {
     /// Base URL of an OpenAI-compatible API (for llm: plans and verifiers), e.g. http://127.0.0.1:8000/v1
-    #[arg(long, env = "QUANTIR_LLM_URL", value_name = "URL")]
+    #[arg(long, env = "QUANTIR_LLM_URL", value_name = "URL", value_parser = llm_url)]
     pub llm_url: Option<String>,
     /// Model name for llm: plans (llm:MODEL verifiers name theirs)
     #[arg(long, env = "QUANTIR_LLM_MODEL", value_name = "MODEL")]
@@ -119,15 +131,17 @@ pub struct LlmArgs {
     /// API key
     #[arg(long, env = "OPENAI_API_KEY", value_name = "KEY", hide_env_values = true)]
     pub llm_key: Option<String>,
-    /// Seconds allowed per LLM request, 1 to 3600
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
-    pub llm_timeout: u64,
-    /// Retries after a failed LLM request (network error, timeout, 429, 5xx), with backoff, 0 to 20
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=20))]
-    pub llm_retries: u32,
+    /// Seconds allowed per LLM request, its retries included (an endpoint that never answers costs
+    /// this long), 1 to 3600
+    #[arg(long, default_value_t = 60, value_parser = ranged(quantir::ranges::LLM_TIMEOUT))]
+    pub llm_timeout: usize,
+    /// Retries after a failed LLM request (network error, 429, 5xx), with backoff, within
+    /// --llm-timeout, 0 to 20
+    #[arg(long, default_value_t = 3, value_parser = ranged(quantir::ranges::LLM_RETRIES))]
+    pub llm_retries: usize,
     /// Claims sent to the LLM at once, 1 to 256
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
-    pub llm_concurrency: u64,
+    #[arg(long, default_value_t = 4, value_parser = ranged(quantir::ranges::LLM_CONCURRENCY))]
+    pub llm_concurrency: usize,
     /// Folder of cached LLM answers (a rerun makes no calls)
     #[arg(long, default_value = ".quantir/llm-cache", value_name = "DIR")]
     pub llm_cache: PathBuf,
@@ -139,9 +153,9 @@ impl LlmArgs {
         let model = model.map(str::to_string).or_else(|| self.llm_model.clone())?;
         Some(LlmConfig {
             api_key: self.llm_key.clone(),
-            timeout: Duration::from_secs(self.llm_timeout.max(1)),
-            retries: self.llm_retries,
-            concurrency: self.llm_concurrency as usize,
+            timeout: Duration::from_secs(self.llm_timeout as u64),
+            retries: self.llm_retries as u32,
+            concurrency: self.llm_concurrency,
             cache_dir: self.llm_cache.clone(),
             ..LlmConfig::new(self.llm_url.clone()?, model)
         })
@@ -187,15 +201,15 @@ pub struct DenseArgs {
     pub ort_lib: Option<PathBuf>,
     /// Encoder workers: ONNX Runtime sessions of one thread each, working on different batches,
     /// 1 to 256
-    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().workers, value_parser = count(1, 256))]
+    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().workers, value_parser = ranged(quantir::ranges::ENCODER_WORKERS))]
     pub encoder_workers: usize,
     /// Texts per model call, 1 to 4096 (small batches of length-sorted texts pad least: 4 was
     /// fastest for all-MiniLM-L6-v2 int8 on 2 cores, 103 passages/s against 98 at 8 and 81 at 32)
-    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().batch_size, value_parser = count(1, 4096))]
+    #[arg(long, default_value_t = quantir::index::dense::models::EncoderOptions::default().batch_size, value_parser = ranged(quantir::ranges::BATCH_SIZE))]
     pub batch_size: usize,
     /// Tokens per text, 2 to 8192 (room for the model's start and end tokens) [default: the model
     /// folder's max_length]
-    #[arg(long, value_parser = count(2, 8192))]
+    #[arg(long, value_parser = ranged(quantir::ranges::MAX_LENGTH))]
     pub max_length: Option<usize>,
     /// Pooling [default: the model folder's]
     #[arg(long, value_enum)]

@@ -57,7 +57,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         let text = quantir::io::MappedText::open(path)?;
         let run = parse_trec(path, text.as_str())?;
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-        evaluations.push((name, evaluate_with(&run, &qrels, &measures, &settings)));
+        let evaluation = evaluate_with(&run, &qrels, &measures, &settings);
+        super::eval::nothing_evaluated(path, &evaluation, run.queries.len())?;
+        evaluations.push((name, evaluation));
     }
     let config = CompareConfig { test: args.test, alpha: args.alpha, correction: args.correction, permutations: args.permutations as usize, seed: args.seed };
     let table = compare(&evaluations, &config);

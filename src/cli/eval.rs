@@ -36,6 +36,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let measures = args.measure.measures();
     let settings = args.measure.settings();
     let evaluation = evaluate_with(&run, &qrels, &measures, &settings);
+    nothing_evaluated(&args.run, &evaluation, run.queries.len())?;
     if args.json {
         let row = |values: &[f64]| -> serde_json::Map<String, serde_json::Value> {
             measures.iter().zip(values).map(|(m, v)| (m.key(), serde_json::json!(v))).collect()
@@ -65,6 +66,16 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         eprintln!("{} judged queries are missing from the run: {how}", evaluation.missing_from_run);
     }
     Ok(())
+}
+
+/// An error when no query was evaluated (an empty run, or one whose queries the qrels do not
+/// judge): its measures would be zeros that measure nothing.
+pub fn nothing_evaluated(run: &std::path::Path, evaluation: &Evaluation, run_queries: usize) -> quantir::Result<()> {
+    if !evaluation.per_query.is_empty() {
+        return Ok(());
+    }
+    let what = if run_queries == 0 { "no ranked lines: nothing to evaluate".to_string() } else { format!("none of its {run_queries} queries is judged in the qrels: nothing to evaluate") };
+    Err(quantir::Error::Empty { path: run.to_path_buf(), what, hint: "check that the run and the qrels use the same query ids (-c evaluates judged queries missing from the run as empty rankings)".into() })
 }
 
 /// Prints the means as trec_eval does: `measure  all  value`.

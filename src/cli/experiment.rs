@@ -6,12 +6,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use quantir::corpus::{load_corpus, Format};
 use quantir::engine::{default_hybrid_fusion, PlanRunConfig};
 use quantir::experiment::verification::{self, run_verification, VerificationConfig};
-use quantir::experiment::{csv, markdown, run_grid, Conventions, ExperimentConfig, PaperPlanner, QuantempFolder};
+use quantir::experiment::{csv, markdown, prepare_index, run_grid, Conventions, ExperimentConfig, PaperPlanner, QuantempFolder, Resume, Session};
 use quantir::fuse::{FusionConfig, Method};
-use quantir::index::{build, Index, IndexConfig};
 use quantir::retrieve::Retriever;
 
 use super::args::{DenseArgs, LlmArgs, ThreadsArgs};
@@ -32,9 +30,14 @@ pub struct QuantempArgs {
     /// train.json for the verification table)
     #[arg(long, value_name = "DIR")]
     data: PathBuf,
-    /// Where the index, the runs and the tables go (a rerun reuses what is there)
+    /// Where the index, the runs and the tables go (a rerun reuses what an earlier one made from
+    /// the same data and settings, and makes the rest again)
     #[arg(long, value_name = "DIR")]
     output: PathBuf,
+    /// An earlier artifact in --output made from other data or settings: auto makes it again
+    /// (saying why), strict refuses to go on
+    #[arg(long, value_enum, default_value_t = Resume::Auto)]
+    resume: Resume,
     /// Planners, comma-separated (claim-only always runs: it is the baseline) [default:
     /// claim-only,fcdecomp,claimdecomp,pgmfc,qgen,numeric, and llm-fcdecomp,llm-claimdecomp,llm-pgmfc
     /// when --llm-url and --llm-model are given]
@@ -63,7 +66,7 @@ pub struct QuantempArgs {
     #[arg(long, value_enum, default_value_t = Retriever::Bm25)]
     verify_retriever: Retriever,
     /// Evidence texts per claim the verifier reads, 1 to 100
-    #[arg(long, default_value_t = 3, value_parser = super::args::count(1, 100))]
+    #[arg(long, default_value_t = 3, value_parser = super::args::ranged(quantir::ranges::TOP))]
     verify_top: usize,
     /// Folds of the verification table's paired t-test, 2 to 1000
     #[arg(long, default_value_t = 10, value_parser = super::args::count(2, 1000))]
@@ -106,21 +109,20 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
         stages.push(serde_json::json!({"stage": name, "seconds": seconds, "peak_mib": peak_mib()}));
     };
     let needs_vectors = args.retrievers.iter().any(|r| *r != Retriever::Bm25);
-    let index_dir = args.output.join("index");
-    let has_index = index_dir.join("manifest.json").is_file() && (!needs_vectors || Index::open(&index_dir)?.manifest().dense.is_some());
-    if !has_index {
-        let started = Instant::now();
-        let corpus = load_corpus(&folder.corpus, Format::Quantemp)?;
-        stage("load corpus.json", started);
-        let started = Instant::now();
-        let encoder = if needs_vectors { Some(args.dense.encoder(Some(std::path::Path::new(super::models::DEFAULT_MODEL)))?.context("no encoder")?) } else { None };
-        let dense = encoder.as_ref().map(|encoder| quantir::index::DenseConfig { encoder, dtype: quantir::index::dense::VectorDtype::F32, hnsw: None });
-        let summary = build(&corpus, &folder.corpus, &index_dir, &IndexConfig { threads: args.threads.threads, dense, ..IndexConfig::default() }, &Bar::default())?;
+    let encoder = if needs_vectors { Some(args.dense.encoder(Some(std::path::Path::new(super::models::DEFAULT_MODEL)))?.context("no encoder")?) } else { None };
+    // The claims and their judgments first: an empty or undated test.json, or qrels of no claim
+    // run, is an error before any index is built.
+    let test_claims = folder.test_claims()?;
+    let judged = folder.test_qrels(&test_claims)?;
+    if !test_claims.undated.is_empty() {
+        eprintln!("test.json: {}", test_claims.describe());
+    }
+    let started = Instant::now();
+    let (index, built) = prepare_index(&folder, &args.output, encoder.as_ref(), args.threads.threads, args.resume, &Bar::default(), &mut |line| eprintln!("{line}"))?;
+    if let Some(summary) = built {
         stage(if needs_vectors { "index (BM25 and encoding)" } else { "index (BM25)" }, started);
         eprintln!("indexed {} snippets ({} undated){}", summary.documents, summary.undated, if needs_vectors { format!(", encoded {} ({} resumed)", summary.encoded + summary.resumed, summary.resumed) } else { String::new() });
     }
-    let index = Index::open(&index_dir)?;
-    let encoder = if needs_vectors { args.dense.index_encoder(&index)? } else { None };
     let config = ExperimentConfig {
         planners,
         retrievers: args.retrievers.clone(),
@@ -129,17 +131,18 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
         plan_run: PlanRunConfig { depth: args.depth, fusion: FusionConfig { method: args.fusion, ..FusionConfig::default() }, hybrid: default_hybrid_fusion() },
         threads: args.threads.threads,
         llm,
+        resume: args.resume,
     };
+    let session = Session { index: &index, encoder: encoder.as_ref(), folder: &folder, config: &config, out: &args.output };
     let started = Instant::now();
-    let test_claims = folder.test_claims()?;
-    let grid = run_grid(&index, encoder.as_ref(), &folder, &test_claims, &config, &args.output, &Bar::default(), &mut |line| eprintln!("{line}"))?;
+    let grid = run_grid(&session, &test_claims, &judged, &Bar::default(), &mut |line| eprintln!("{line}"))?;
     stage("runs and measures", started);
     let mut tables = markdown(&grid);
     let table = if verify {
         let started = Instant::now();
         let mut verification = VerificationConfig { retriever: args.verify_retriever, top: args.verify_top, folds: args.verify_folds, ..VerificationConfig::default() };
         verification.train.top = args.verify_top;
-        let table = run_verification(&index, encoder.as_ref(), &folder, &test_claims, &config, &verification, &args.output, &Bar::default(), &mut |line| eprintln!("{line}"))?;
+        let table = run_verification(&session, &test_claims, &judged, &verification, &Bar::default(), &mut |line| eprintln!("{line}"))?;
         stage("verification", started);
         tables.push('\n');
         tables.push_str(&verification::markdown(&table));

@@ -36,6 +36,8 @@ pub fn run(args: FuseArgs) -> anyhow::Result<()> {
     let names = || args.runs.iter().enumerate().map(|(i, p)| format!("run {} is {}", i + 1, p.display())).collect::<Vec<_>>().join(", ");
     let fused = fuse_runs(&runs, &config, args.k as usize).map_err(|e| anyhow::anyhow!("{e} ({})", names()))?;
     fused.write_trec(&args.output, DEFAULT_TAG)?;
+    let inputs = args.runs.iter().map(|p| quantir::provenance::Input::file(quantir::provenance::Role::Run, p)).collect::<Result<Vec<_>, _>>()?;
+    super::record(&args.output, quantir::provenance::Artifact::Fusion, inputs, &(&config, args.k), [("queries".to_string(), fused.queries.len() as u64)].into())?;
     eprintln!("fused {} runs ({:?}, norm {:?}) over {} queries into {}", runs.len(), config.method, config.effective_norm(), fused.queries.len(), args.output.display());
     Ok(())
 }

@@ -51,10 +51,10 @@ pub struct IndexArgs {
     #[arg(long, requires = "dense")]
     hnsw: bool,
     /// HNSW neighbours per node (M), 2 to 256 (hnsw_rs's most)
-    #[arg(long, default_value_t = 16, requires = "hnsw", value_parser = super::args::count(2, 256))]
+    #[arg(long, default_value_t = 16, requires = "hnsw", value_parser = super::args::ranged(quantir::ranges::HNSW_M))]
     hnsw_m: usize,
     /// HNSW candidate list while building, 1 to 100000
-    #[arg(long, default_value_t = 200, requires = "hnsw", value_parser = super::args::count(1, 100_000))]
+    #[arg(long, default_value_t = 200, requires = "hnsw", value_parser = super::args::ranged(quantir::ranges::HNSW_EF_CONSTRUCTION))]
     hnsw_ef_construction: usize,
 }
 

@@ -3,6 +3,7 @@
 //! the result.
 
 mod args;
+mod check;
 mod compare;
 mod eval;
 mod experiment;
@@ -32,6 +33,8 @@ enum Command {
     Index(index::IndexArgs),
     /// Search an index for one claim or query.
     Search(search::SearchArgs),
+    /// Check every file of an index against the digests its build recorded.
+    Check(check::CheckArgs),
     /// Decompose claims into sub-queries and write them as JSONL (for queries/).
     Plan(plan::PlanCommand),
     /// Run a batch of claims into a TREC run file, each with its own date cutoff.
@@ -64,6 +67,7 @@ pub fn run() -> anyhow::Result<()> {
     match cli.command {
         Command::Index(args) => index::run(args),
         Command::Search(args) => search::run(args),
+        Command::Check(args) => check::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::run(args),
@@ -125,6 +129,21 @@ fn check_output(flag: &str, output: &std::path::Path, inputs: &[&std::path::Path
         }
     }
     Ok(())
+}
+
+/// Records beside the file `output` what made it (`NAME.provenance.json`, quantir::provenance):
+/// its `inputs` and `settings`, and what making it counted.
+fn record(output: &std::path::Path, artifact: quantir::provenance::Artifact, inputs: Vec<quantir::provenance::Input>, settings: &impl serde::Serialize, counts: std::collections::BTreeMap<String, u64>) -> anyhow::Result<()> {
+    quantir::provenance::Provenance::new(artifact, inputs, settings).with_counts(counts).write_beside(output)?;
+    Ok(())
+}
+
+/// The input a decomposition file is, when the plan reads one.
+fn plan_input(plan: &quantir::plan::PlanSpec) -> anyhow::Result<Option<quantir::provenance::Input>> {
+    match plan {
+        quantir::plan::PlanSpec::File { path, .. } => Ok(Some(quantir::provenance::Input::file(quantir::provenance::Role::PlanFile, path)?)),
+        _ => Ok(None),
+    }
 }
 
 /// Writes `items` as JSON lines, whole or not at all (`quantir::io::write_replacing_with`).

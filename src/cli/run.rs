@@ -10,6 +10,7 @@ use quantir::eval::{evaluate, Completeness, Measure};
 use quantir::index::Index;
 use quantir::trec::{Qrels, QrelsFormat, DEFAULT_TAG};
 
+use quantir::provenance::{Artifact, Input, Role};
 use quantir::retrieve::{Ann, Retriever, Strategy, TemporalFilter};
 
 use super::args::{BackendArgs, Bm25Args, CutoffArgs, DenseArgs, FusionArgs, PlanArgs, ThreadsArgs};
@@ -31,9 +32,9 @@ pub struct RunArgs {
     /// Run only the queries judged in this qrels file (TREC, BEIR tsv or QuanTemp++ JSON)
     #[arg(long, value_name = "PATH")]
     qrels: Option<PathBuf>,
-    /// Documents per claim
-    #[arg(short, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
-    k: u64,
+    /// Documents per claim, 1 to 1000000
+    #[arg(short, default_value_t = 1000, value_parser = super::args::ranged(quantir::ranges::K))]
+    k: usize,
     /// How BM25 finds the top k: every strategy gives the same hits, bit for bit (for comparing
     /// their speed; exhaustive is the fastest measured)
     #[arg(long, value_enum, default_value_t = Strategy::default())]
@@ -69,9 +70,9 @@ pub struct RunArgs {
     hybrid_norm: Option<Norm>,
     #[command(flatten)]
     fusion_options: FusionArgs,
-    /// Documents each sub-query retrieves before fusion
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
-    depth: u64,
+    /// Documents each sub-query retrieves before fusion, 1 to 1000000
+    #[arg(long, default_value_t = 100, value_parser = super::args::ranged(quantir::ranges::DEPTH))]
+    depth: usize,
     /// Write, per claim, its sub-queries and which of them found each document (JSONL)
     #[arg(long, value_name = "PATH")]
     explain: Option<PathBuf>,
@@ -82,7 +83,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Ann::Exact)]
     ann: Ann,
     /// Candidates explored by an HNSW search, 1 to 100000
-    #[arg(long, default_value_t = 256, value_parser = super::args::count(1, 100_000))]
+    #[arg(long, default_value_t = 256, value_parser = super::args::ranged(quantir::ranges::EF))]
     ef: usize,
     #[command(flatten)]
     dense: DenseArgs,
@@ -111,6 +112,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let (lists, summary, explanations) = run_ranked(&index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
     // Written straight from id ranks: no String per hit (a k = 1000 run has millions).
     RankedHits::write_trec(&lists, &index, &args.output, DEFAULT_TAG)?;
+    record_run(&args, Input::artifact(Role::Index, index.path(), index.fingerprint().clone()), &config, &plan_config, &summary)?;
     report(&args, &summary);
     if let Some(path) = &args.eval {
         print_eval(path, &RankedHits::view(&lists, &index))?;
@@ -124,7 +126,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
 /// The flags that set how claims are run.
 fn run_config(args: &RunArgs, bm25: Option<quantir::index::Bm25Params>) -> RunConfig {
     RunConfig {
-        k: args.k as usize,
+        k: args.k,
         bm25,
         default_before: args.cutoff.before,
         undated: args.cutoff.undated,
@@ -140,7 +142,7 @@ fn run_config(args: &RunArgs, bm25: Option<quantir::index::Bm25Params>) -> RunCo
 
 fn plan_config(args: &RunArgs) -> PlanRunConfig {
     let hybrid = hybrid_fusion(args.hybrid_fusion, args.hybrid_norm);
-    PlanRunConfig { depth: args.depth as usize, fusion: args.fusion_options.config(args.fusion), hybrid }
+    PlanRunConfig { depth: args.depth, fusion: args.fusion_options.config(args.fusion), hybrid }
 }
 
 /// The claims the flags name (only the judged ones with --qrels).
@@ -165,11 +167,36 @@ fn run_remote(args: &RunArgs, remote: &quantir::opensearch::RemoteIndex) -> anyh
     let planner = args.plan.planner(None)?;
     let (run, summary) = quantir::engine::run_remote(remote, &claims, planner.as_ref(), &config, &plan_config(args), &Bar::default())?;
     run.write_trec(&args.output, DEFAULT_TAG)?;
+    let cluster = format!("opensearch:{}", remote.cluster().config().index);
+    record_run(args, Input::artifact(Role::Index, std::path::Path::new(&cluster), remote.fingerprint()), &config, &plan_config(args), &summary)?;
     report(args, &summary);
     match &args.eval {
         Some(path) => print_eval(path, &run.view()),
         None => Ok(()),
     }
+}
+
+/// The settings a run's provenance records.
+#[derive(serde::Serialize)]
+struct RunRecord<'a> {
+    plan: &'a quantir::plan::PlanSpec,
+    mmr: Option<quantir::plan::MmrConfig>,
+    llm_model: Option<&'a str>,
+    run: &'a RunConfig,
+    plan_run: &'a PlanRunConfig,
+}
+
+/// Records beside the run file what made it: the index, the claims (and the qrels that chose
+/// them, and a decomposition file), the settings, and the run's counts.
+fn record_run(args: &RunArgs, index: Input, config: &RunConfig, plan_config: &PlanRunConfig, summary: &quantir::engine::RunSummary) -> anyhow::Result<()> {
+    let mut inputs = vec![index, Input::file(Role::Claims, &quantir::corpus::claims_file(&args.claims, args.format)?)?];
+    if let Some(qrels) = &args.qrels {
+        inputs.push(Input::file(Role::Qrels, qrels)?);
+    }
+    inputs.extend(super::plan_input(&args.plan.plan)?);
+    let mmr = args.plan.mmr.then_some(quantir::plan::MmrConfig { beta: args.plan.mmr_beta, threshold: args.plan.mmr_threshold, similarity: args.plan.mmr_similarity });
+    let llm_model = matches!(args.plan.plan, quantir::plan::PlanSpec::Llm(_)).then_some(args.plan.llm.llm_model.as_deref()).flatten();
+    super::record(&args.output, Artifact::Run, inputs, &RunRecord { plan: &args.plan.plan, mmr, llm_model, run: config, plan_run: plan_config }, summary.counts())
 }
 
 /// What a run did, on stderr.

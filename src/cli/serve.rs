@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use quantir::index::Index;
+use quantir::index::dense::models::serves_vectors_of;
+use quantir::index::{Accept, Index, Live};
 use quantir::serve::{serve, AppState, Limits, Served};
 
 #[derive(Debug, Args)]
@@ -19,7 +20,7 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
     /// Worker threads (0 = one per core)
-    #[arg(long, default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1024), value_name = "N")]
+    #[arg(long, default_value_t = 0, value_parser = super::args::ranged(quantir::ranges::THREADS), value_name = "N")]
     threads: usize,
     /// Searches, verifications and batches served at once; more get 503 with Retry-After
     /// [default: 16 per worker thread]
@@ -42,7 +43,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "V")]
     verifier: Option<quantir::verify::VerifierSpec>,
     /// Hits the verifier reads (and POST /api/verify's default k)
-    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100), value_name = "N")]
+    #[arg(long, default_value_t = 3, value_parser = super::args::ranged(quantir::ranges::TOP), value_name = "N")]
     verify_top: usize,
     #[command(flatten)]
     abstain: super::verify::AbstainArgs,
@@ -53,19 +54,23 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let (index, name) = match args.backend.open_remote(&args.index)? {
+    // Dense and hybrid requests need the query encoder: the one the index was built with.
+    let (index, name, documents, encoder) = match args.backend.open_remote(&args.index)? {
         Some(remote) => {
             let name = format!("OpenSearch index {} at {}", remote.cluster().config().index, args.backend.opensearch_url);
-            (Served::OpenSearch(remote), name)
+            let documents = remote.documents() as u64;
+            (Served::OpenSearch(remote), name, documents, None)
         }
         None => {
             let folder = args.backend.folder(&args.index)?;
-            (Served::Embedded(Index::open(folder)?), folder.display().to_string())
+            let index = Index::open(folder)?;
+            let encoder = args.dense.index_encoder(&index)?;
+            // A rebuilt index is served only when this server's query encoder fits its vectors.
+            let fits = encoder.as_ref().map(|e| (e.config().clone(), e.dir().to_path_buf()));
+            let accept: Accept = Box::new(move |next: &Index| serves_vectors_of(next, fits.as_ref().map(|(c, d)| (c, d.as_path()))));
+            let documents = index.num_docs();
+            (Served::Embedded(Live::new(index, Some(accept))), folder.display().to_string(), documents, encoder)
         }
-    };
-    let documents = match &index {
-        Served::Embedded(index) => index.num_docs(),
-        Served::OpenSearch(remote) => remote.documents() as u64,
     };
     let verifier = match &args.verifier {
         None => None,
@@ -80,11 +85,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             };
             Some(quantir::verify::pipeline::Pipeline::open(spec, &setup, &args.abstain.with(true))?)
         }
-    };
-    // Dense and hybrid requests need the query encoder: the one the index was built with.
-    let encoder = match &index {
-        Served::Embedded(index) => args.dense.index_encoder(index)?,
-        Served::OpenSearch(_) => None,
     };
     let secs = std::time::Duration::from_secs_f64;
     let limits = Limits {

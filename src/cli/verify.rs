@@ -32,7 +32,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 10, value_parser = parse_folds)]
     folds: usize,
     /// Evidence texts per claim, 1 to 100
-    #[arg(long, default_value_t = 3, value_parser = super::args::count(1, 100))]
+    #[arg(long, default_value_t = 3, value_parser = super::args::ranged(quantir::ranges::TOP))]
     top: usize,
     /// Ignore the evidence (the claim-only ablation)
     #[arg(long)]
@@ -134,6 +134,15 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     if let Some(rule) = &rule {
         quantir::io::write_replacing(&rule_path, serde_json::to_string_pretty(rule)?.as_bytes())?;
     }
+    {
+        use quantir::provenance::{Artifact, Input, Provenance, Role};
+        let counts = [("claims".to_string(), set.examples.len() as u64)].into();
+        let mut inputs = vec![Input::file(Role::TrainingClaims, &args.claims)?];
+        if let Some(encoder) = &encoder {
+            inputs.push(Input::file(Role::Model, &encoder.dir().join(&encoder.config().model))?);
+        }
+        Provenance::new(Artifact::Verifier, inputs, &config).with_counts(counts).write_into(&args.output, "verifier.json")?;
+    }
     if let Some(rule) = &rule {
         eprintln!("abstention rule: Not Enough Info below relevance {:.3} or confidence {:.2} (held-out 4-way macro-F1 {:.4})", rule.min_relevance, rule.min_confidence, rule.macro_f1);
     }
@@ -192,7 +201,7 @@ pub struct VerifyArgs {
     #[arg(long, value_parser = LabelSet::parse)]
     labels: Option<LabelSet>,
     /// Evidence texts per claim, 1 to 100
-    #[arg(long, default_value_t = 3, value_parser = super::args::count(1, 100))]
+    #[arg(long, default_value_t = 3, value_parser = super::args::ranged(quantir::ranges::TOP))]
     top: usize,
     /// The verifier: trained:DIR (from quantir train-verifier), onnx:DIR (a sequence-classification
     /// ONNX model with quantir-verifier.json) or llm:MODEL (an OpenAI-compatible chat API, --llm-url)
@@ -257,6 +266,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         let refused: usize = predictions.iter().map(|p| p.refused.len()).sum();
         let calls = ToolCallStats::of(predictions.iter().filter_map(|p| p.tool_calls));
         super::write_jsonl(&args.output, &predictions)?;
+        record_predictions(&args, labels, &predictions)?;
         eprintln!(
             "verified {} claims against {} into {}: {} tool calls ({:.1} a claim), {refused} statements refused, {failed} failed runs",
             predictions.len(),
@@ -278,9 +288,51 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         }
     }
     super::write_jsonl(&args.output, &predictions)?;
+    record_predictions(&args, labels, &predictions)?;
     let withheld = predictions.iter().filter(|p| p.abstained.is_some()).count();
     eprintln!("verified {} claims into {}{}", predictions.len(), args.output.display(), if pipeline.abstention.is_some() { format!(" ({withheld} withheld as Not Enough Info)") } else { String::new() });
     Ok(())
+}
+
+/// The settings a predictions file's provenance records.
+#[derive(serde::Serialize)]
+struct VerifyRecord<'a> {
+    verifier: &'a VerifierSpec,
+    llm_model: Option<&'a str>,
+    labels: LabelSet,
+    top: usize,
+    abstain: AbstainWith,
+    context: ContextPolicy,
+}
+
+/// Records beside the predictions what made them: the claims, their evidence (a run and its
+/// index, an evidence file or a database), the verifier's files, the settings.
+fn record_predictions(args: &VerifyArgs, labels: LabelSet, predictions: &[Prediction]) -> anyhow::Result<()> {
+    use quantir::provenance::{Input, Role};
+    let mut inputs = vec![Input::file(Role::Claims, &quantir::corpus::claims_file(&args.claims, Format::Auto)?)?];
+    if let (Some(run), Some(index)) = (&args.run, &args.index) {
+        inputs.push(Input::file(Role::Run, run)?);
+        let index = Index::open(index)?;
+        inputs.push(Input::artifact(Role::Index, index.path(), index.fingerprint().clone()));
+    }
+    if let Some(evidence) = &args.evidence {
+        inputs.push(Input::file(Role::Evidence, evidence)?);
+    }
+    if let Some(database) = args.database.as_deref().filter(|d| d.is_file()) {
+        inputs.push(Input::file(Role::Evidence, database)?);
+    }
+    match &args.verifier {
+        VerifierSpec::Trained(dir) => inputs.push(Input::file(Role::Verifier, &dir.join("verifier.json"))?),
+        VerifierSpec::Onnx(dir) => inputs.push(Input::file(Role::Model, &dir.join("quantir-verifier.json"))?),
+        VerifierSpec::Llm(_) => {}
+    }
+    let llm_model = match &args.verifier {
+        VerifierSpec::Llm(model) => Some(model.as_str()),
+        _ => None,
+    };
+    let settings = VerifyRecord { verifier: &args.verifier, llm_model, labels, top: args.top, abstain: args.abstain.with(false), context: ContextPolicy { max_tokens: args.context_tokens, tables: args.tables } };
+    let withheld = predictions.iter().filter(|p| p.abstained.is_some()).count();
+    super::record(&args.output, quantir::provenance::Artifact::Predictions, inputs, &settings, [("claims".to_string(), predictions.len() as u64), ("withheld".to_string(), withheld as u64)].into())
 }
 
 /// The chat API an `llm:` verifier asks (none for the others).

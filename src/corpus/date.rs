@@ -116,6 +116,13 @@ pub fn day_number(date: NaiveDate) -> DayNumber {
     (date - NaiveDate::from_ymd_opt(1970, 1, 1).expect("epoch")).num_days() as DayNumber
 }
 
+/// A date serialises as it displays (`2022-03-21`, `2022-03`, `2022`): the form it was read in.
+impl serde::Serialize for PubDate {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 impl std::fmt::Display for PubDate {
     /// `2022-03-21`, `2022-03` or `2022`, by precision.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

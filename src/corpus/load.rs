@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use super::fields::{describe, Fields};
 use super::{beir, detect, jsonl, quantemp, Claim, Corpus, Document, Format, PubDate};
 use crate::error::{Error, Position, Result};
-use crate::io::{json_error, read_utf8, JsonlLines, Positions, Record};
+use crate::io::{json_error, read_utf8, read_utf8_digested, JsonlLines, Positions, Record};
 
 /// How many undated records a [`LoadSummary`] shows.
 const UNDATED_EXAMPLES: usize = 5;
@@ -42,7 +42,7 @@ struct Records<'a> {
 /// Reads the evidence collection at `path`.
 pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
     let (format, file) = detect::corpus(path, format)?;
-    let text = read_utf8(&file)?;
+    let (text, digest) = read_utf8_digested(&file)?;
     let records = match format {
         Format::Quantemp => object_records(&file, &text)?,
         _ => line_records(&text),
@@ -65,6 +65,7 @@ pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
         .collect();
     let mut corpus = Corpus::default();
     corpus.summary.file = file.clone();
+    corpus.summary.digest = Some(digest);
     corpus.documents.reserve(parsed.len());
     let mut first_line: HashMap<String, usize> = HashMap::with_capacity(parsed.len());
     for ((_, record), result) in records.items.iter().zip(parsed) {
@@ -88,6 +89,13 @@ pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
         corpus.documents.push(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date });
     }
     corpus.summary.documents = corpus.documents.len();
+    if corpus.documents.is_empty() {
+        let what = match corpus.summary.records {
+            0 => "no documents: the file holds no records".to_string(),
+            n => format!("no documents: each of its {n} records has an empty title and text"),
+        };
+        return Err(Error::Empty { path: file, what, hint: "index a corpus that holds documents (nothing was changed)".into() });
+    }
     Ok(corpus)
 }
 
@@ -123,6 +131,14 @@ pub fn load_claims(path: &Path, format: Format, only: Option<&HashSet<String>>) 
             })?),
         };
         claims.push(Claim { id: raw.id, text: raw.text.into_owned(), date });
+    }
+    if claims.is_empty() {
+        let (what, hint) = match (records.items.len(), only) {
+            (0, _) => ("no claims: the file holds no records".to_string(), "give it at least one claim".to_string()),
+            (n, Some(judged)) => (format!("none of its {n} claims is among the {} queries the qrels judge", judged.len()), "check that the claims and the qrels use the same ids".to_string()),
+            (n, None) => (format!("no claims among its {n} records"), "give it at least one claim".to_string()),
+        };
+        return Err(Error::Empty { path: file, what, hint });
     }
     Ok(claims)
 }
@@ -162,6 +178,9 @@ pub struct ClaimFields {
 /// unique, text not empty, dates that parse. `list` names the collection in errors
 /// (`claims[3]["date"]: expected …`).
 pub fn claims_from(list: &str, items: Vec<ClaimFields>) -> Result<Vec<Claim>> {
+    if items.is_empty() {
+        return Err(Error::Value { at: list.to_string(), expected: "at least one claim".into(), found: "none".into() });
+    }
     let mut first: HashMap<String, usize> = HashMap::with_capacity(items.len());
     let mut claims = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {

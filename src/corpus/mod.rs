@@ -30,6 +30,12 @@ mod quantemp;
 pub use date::{DayNumber, Precision, PubDate};
 pub use load::{claims_from, load_claims, load_corpus, ClaimFields};
 
+/// The file a claims path names (a BEIR folder's `queries.jsonl`, or the path itself): what a
+/// run's provenance digests.
+pub fn claims_file(path: &std::path::Path, format: Format) -> crate::Result<std::path::PathBuf> {
+    Ok(detect::claims(path, format)?.1)
+}
+
 /// A document's passage: what is indexed for BM25, encoded for dense search and read by a verifier
 /// as evidence — the title, a space and the text, or the text alone when there is no title. The
 /// one place this rule is written.
@@ -79,6 +85,27 @@ pub struct Corpus {
     pub summary: LoadSummary,
 }
 
+impl Corpus {
+    /// What identifies the corpus's content in provenance records: the digest of the file it was
+    /// read from, or, for documents given in memory, of the documents themselves (each field,
+    /// separated, in order).
+    pub fn digest(&self) -> crate::io::Digest {
+        if let Some(digest) = &self.summary.digest {
+            return digest.clone();
+        }
+        let mut hasher = crate::io::Hasher::default();
+        for d in &self.documents {
+            let date = d.date.map(|d| d.to_string()).unwrap_or_default();
+            for field in [d.id.as_str(), &d.title, &d.text, d.url.as_deref().unwrap_or(""), &date] {
+                hasher.update(field.as_bytes());
+                hasher.update(&[0]);
+            }
+            hasher.update(b"\n");
+        }
+        hasher.finish()
+    }
+}
+
 /// Counts from loading a collection.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct LoadSummary {
@@ -96,6 +123,8 @@ pub struct LoadSummary {
     pub skipped_empty: usize,
     /// Undated records with no date field at all.
     pub no_date_field: usize,
+    /// The digest of the file's bytes, when the corpus was read from a file.
+    pub digest: Option<crate::io::Digest>,
 }
 
 /// The layout of an input file or folder.

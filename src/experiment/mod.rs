@@ -27,18 +27,33 @@
 //! - **Conventions** ([`Conventions`]): quantir's (undated documents excluded under a cutoff, a
 //!   constant list normalised to 0) or the reference code's (undated included, a constant list
 //!   keeps its raw score), so either can be reproduced.
+//! - **Undated claims** ([`ClaimSet`]): every cell is measured over the same claims, and the
+//!   filtered cells cut each claim's evidence at its own date, so a claim without a date
+//!   (`"published"` missing or null) is left out of every cell — never run without its cutoff —
+//!   and the tables' header counts and names those left out. Qrels are read for the claims kept:
+//!   a judged claim the run lacks counts 0, and judgments of claims not kept count nowhere.
+//! - **Coverage**: a published decomposition without queries for a claim falls back to the claim
+//!   itself; the table says how many claims each planner covered ("QGen: 3 of 12 claims").
+//! - **Reuse** ([`Resume`], [`crate::provenance`]): the index, every run, verifier and
+//!   predictions file records what made it — the digests of `corpus.json`, the claims, the
+//!   decomposition files and the index, and every setting that changes it. A rerun reuses an
+//!   artifact only when that record matches what it would make now and the artifact's bytes are
+//!   those written; otherwise it is made again and the log says why (`--resume strict` refuses
+//!   instead). A file with the right name but no record is never reused. The tables' header
+//!   carries the experiment's own record.
 
 use std::path::{Path, PathBuf};
 
-use crate::corpus::{load_claims, Claim, Format};
+use crate::corpus::{load_claims, load_corpus, Claim, Format};
 use crate::engine::{run_planned, PlanRunConfig, RunConfig};
 use crate::error::{Error, Result};
 use crate::eval::{evaluate, paired_t_test, Completeness, Evaluation, Measure};
 use crate::fuse::ConstantPolicy;
-use crate::index::dense::Encoder;
-use crate::index::Index;
-use crate::io::Progress;
+use crate::index::dense::{Encoder, VectorDtype};
+use crate::index::{BuildSummary, DenseConfig, Index, IndexConfig};
+use crate::io::{Digest, Progress};
 use crate::plan::{planner_for, FileField, LlmConfig, LlmStyle, PlanSpec};
+use crate::provenance::{Artifact, Input, Provenance, Reuse, Role, Source};
 
 pub mod verification;
 use crate::retrieve::{Retriever, TemporalFilter, UndatedPolicy};
@@ -62,8 +77,13 @@ pub struct QuantempFolder {
 impl QuantempFolder {
     /// The test claims, with their dates: read once, for [`run_grid`] and
     /// [`verification::run_verification`] both.
-    pub fn test_claims(&self) -> Result<Vec<Claim>> {
-        load_claims(&self.test, Format::Quantemp, None)
+    pub fn test_claims(&self) -> Result<ClaimSet> {
+        ClaimSet::read(&self.test)
+    }
+
+    /// The test qrels, for the claims of `claims`.
+    pub fn test_qrels(&self, claims: &ClaimSet) -> Result<Judged> {
+        Judged::read(&self.qrels, claims)
     }
 
     /// The folder at `dir`; a missing file is an error naming it and the layout.
@@ -80,6 +100,131 @@ impl QuantempFolder {
             }
         };
         Ok(QuantempFolder { corpus: need("corpus.json")?, test: need("test.json")?, qrels: need("test_qrels.json")?, qgen: Some(dir.join("qgen_out.csv")).filter(|p| p.is_file()), train: Some(dir.join("train.json")).filter(|p| p.is_file()) })
+    }
+}
+
+/// One split's claims as the experiment runs them (module doc): those with a date, in file order,
+/// and the ids of those without, left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimSet {
+    /// The claims file.
+    pub path: PathBuf,
+    /// Its digest (provenance).
+    pub digest: Digest,
+    /// The dated claims, in file order.
+    pub claims: Vec<Claim>,
+    /// The ids of the claims without a date, left out of every cell.
+    pub undated: Vec<String>,
+}
+
+impl ClaimSet {
+    /// Reads a QuanTemp++ claims file; an error when no claim has a date.
+    pub fn read(path: &Path) -> Result<ClaimSet> {
+        let digest = Digest::of_file(path)?;
+        let (claims, undated): (Vec<Claim>, Vec<Claim>) = load_claims(path, Format::Quantemp, None)?.into_iter().partition(|c| c.date.is_some());
+        if claims.is_empty() {
+            return Err(Error::Empty {
+                path: path.to_path_buf(),
+                what: format!("none of its {} claims has a date (\"published\"); every cell of the experiment cuts a claim's evidence off at its date", undated.len()),
+                hint: "give the claims their publication dates in \"published\"".into(),
+            });
+        }
+        Ok(ClaimSet { path: path.to_path_buf(), digest, claims, undated: undated.into_iter().map(|c| c.id).collect() })
+    }
+
+    /// Claims in the file, dated or not.
+    pub fn total(&self) -> usize {
+        self.claims.len() + self.undated.len()
+    }
+
+    /// The file as an input of `role`.
+    fn input(&self, role: Role) -> Input {
+        Input::digested(role, &self.path, self.digest.clone())
+    }
+
+    /// "12 claims" or "10 of 12 claims (2 undated left out: 3, 7)", for headers and logs.
+    pub fn describe(&self) -> String {
+        const SHOWN: usize = 10;
+        if self.undated.is_empty() {
+            return format!("{} claims", self.claims.len());
+        }
+        let mut ids = self.undated.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+        if self.undated.len() > SHOWN {
+            ids.push_str(", …");
+        }
+        format!("{} of {} claims ({} without a date left out: {ids})", self.claims.len(), self.total(), self.undated.len())
+    }
+}
+
+/// Qrels for the claims an experiment runs (module doc).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// The qrels file.
+    pub path: PathBuf,
+    /// Its digest (provenance).
+    pub digest: Digest,
+    /// The judgments of the claims run.
+    pub qrels: Qrels,
+    /// Claims run without any judgment (not measured, as in trec_eval).
+    pub unjudged: usize,
+    /// Judged queries that are not among the claims run (left out).
+    pub foreign: usize,
+}
+
+impl Judged {
+    /// Reads `path` and keeps the judgments of `claims`' claims; an error when none is judged.
+    pub fn read(path: &Path, claims: &ClaimSet) -> Result<Judged> {
+        let digest = Digest::of_file(path)?;
+        let mut all = Qrels::read(path, QrelsFormat::Quantemp)?;
+        let total = all.judgments.len();
+        let mut kept = Qrels::default();
+        for claim in &claims.claims {
+            if let Some(judgments) = all.judgments.remove(&claim.id) {
+                kept.judgments.insert(claim.id.clone(), judgments);
+            }
+        }
+        if kept.judgments.is_empty() {
+            return Err(Error::Empty {
+                path: path.to_path_buf(),
+                what: format!("none of its {total} judged queries is among the {} of {}", claims.describe(), claims.path.display()),
+                hint: "qrels key claims by their position in the claims list (\"0\", \"1\", …), as QuanTemp++'s {split}_qrels.json does".into(),
+            });
+        }
+        Ok(Judged { path: path.to_path_buf(), digest, unjudged: claims.claims.len() - kept.judgments.len(), foreign: total - kept.judgments.len(), qrels: kept })
+    }
+}
+
+/// What an experiment does with an artifact an earlier one left in its output folder whose
+/// provenance differs from what it would make now (`--resume`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Resume {
+    /// Make it again, saying why.
+    #[default]
+    Auto,
+    /// Refuse to go on ([`Error::StaleArtifact`]).
+    Strict,
+}
+
+/// Whether the artifact at `path` (a file, or a folder whose main file is `main`) may stand for
+/// the one `expected` describes: `true` to reuse it, `false` to make it (absent, or made
+/// otherwise under [`Resume::Auto`]); an error under [`Resume::Strict`] when it was made otherwise.
+fn reusable(path: &Path, main: Option<&str>, expected: &Provenance, resume: Resume, log: &mut dyn FnMut(&str)) -> Result<bool> {
+    if !path.exists() {
+        return Ok(false);
+    }
+    match expected.reuse(path, main) {
+        Reuse::Reuse => {
+            log(&format!("reusing {} (fingerprint {})", path.display(), expected.fingerprint));
+            Ok(true)
+        }
+        Reuse::Redo(why) => match resume {
+            Resume::Auto => {
+                log(&format!("redoing {}: {why}", path.display()));
+                Ok(false)
+            }
+            Resume::Strict => Err(Error::StaleArtifact { path: path.to_path_buf(), why }),
+        },
     }
 }
 
@@ -116,6 +261,12 @@ impl PaperPlanner {
     /// Whether it asks an LLM.
     pub fn needs_llm(self) -> bool {
         Self::LLM.contains(&self)
+    }
+
+    /// Whether its sub-queries come from data — a published decomposition, an LLM's answers —
+    /// that may lack some claims: the table then says how many claims it covered.
+    pub fn has_coverage(self) -> bool {
+        !matches!(self, PaperPlanner::ClaimOnly | PaperPlanner::Numeric)
     }
 
     /// The name in the tables (the paper's).
@@ -206,14 +357,92 @@ pub struct ExperimentConfig {
     pub threads: usize,
     /// The endpoint the `llm-*` planners ask (they are refused without one).
     pub llm: Option<LlmConfig>,
+    /// What to do with an earlier artifact made otherwise.
+    pub resume: Resume,
 }
 
 impl Default for ExperimentConfig {
     /// Every planner, BM25, k 100 (the deepest measure is Recall@100), quantir's conventions,
-    /// CombMAX-Norm over sub-queries at depth 100.
+    /// CombMAX-Norm over sub-queries at depth 100, earlier artifacts made otherwise made again.
     fn default() -> Self {
-        ExperimentConfig { planners: PaperPlanner::ALL.to_vec(), retrievers: vec![Retriever::Bm25], k: 100, conventions: Conventions::Quantir, plan_run: PlanRunConfig::default(), threads: 0, llm: None }
+        ExperimentConfig { planners: PaperPlanner::ALL.to_vec(), retrievers: vec![Retriever::Bm25], k: 100, conventions: Conventions::Quantir, plan_run: PlanRunConfig::default(), threads: 0, llm: None, resume: Resume::Auto }
     }
+}
+
+/// The settings of the experiment that change its tables, as its provenance records them.
+#[derive(serde::Serialize)]
+struct GridSettings<'a> {
+    planners: Vec<&'static str>,
+    retrievers: &'a [Retriever],
+    k: usize,
+    conventions: Conventions,
+    plan_run: &'a PlanRunConfig,
+    llm: Option<LlmSettings<'a>>,
+    measures: Vec<String>,
+}
+
+/// The LLM a run's planner asked: its answers depend on it.
+#[derive(serde::Serialize)]
+struct LlmSettings<'a> {
+    url: &'a str,
+    model: &'a str,
+}
+
+impl ExperimentConfig {
+    fn llm_settings(&self) -> Option<LlmSettings<'_>> {
+        self.llm.as_ref().map(|l| LlmSettings { url: &l.base_url, model: &l.model })
+    }
+}
+
+/// The index of `folder`'s corpus at `out/index`: the one there when it was built from the same
+/// `corpus.json` with the experiment's settings (and, when `encoder` is given, holds vectors
+/// made by its model), else built again — a new generation, saying why ([`Resume`]). The build's
+/// summary, when there was one.
+pub fn prepare_index(folder: &QuantempFolder, out: &Path, encoder: Option<&Encoder>, threads: usize, resume: Resume, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<(Index, Option<BuildSummary>)> {
+    let dir = out.join("index");
+    let corpus_digest = Digest::of_file(&folder.corpus)?;
+    if dir.exists() {
+        let why = match Index::open(&dir) {
+            Err(e) => Some(format!("it does not open ({e})")),
+            Ok(index) => match index_fits(&index, &corpus_digest, encoder) {
+                None => {
+                    log(&format!("reusing {} (generation {}, fingerprint {})", dir.display(), index.generation(), index.fingerprint()));
+                    return Ok((index, None));
+                }
+                why => why,
+            },
+        };
+        let why = why.expect("a reason to rebuild");
+        match resume {
+            Resume::Auto => log(&format!("rebuilding {}: {why}", dir.display())),
+            Resume::Strict => return Err(Error::StaleArtifact { path: dir, why }),
+        }
+    }
+    let corpus = load_corpus(&folder.corpus, Format::Quantemp)?;
+    let dense = encoder.map(|encoder| DenseConfig { encoder, dtype: VectorDtype::F32, hnsw: None });
+    let summary = crate::index::build(&corpus, &folder.corpus, &dir, &IndexConfig { threads, dense, ..IndexConfig::default() }, progress)?;
+    Ok((Index::open(&dir)?, Some(summary)))
+}
+
+/// Why `index` cannot serve as the experiment's index of the corpus with digest `corpus`, or
+/// `None` when it can: same corpus bytes, same quantir, the default BM25 settings and document
+/// order, and vectors by `encoder`'s model when it is given (vectors it holds beyond that are
+/// harmless: BM25 runs never read them).
+fn index_fits(index: &Index, corpus: &Digest, encoder: Option<&Encoder>) -> Option<String> {
+    let manifest = index.manifest();
+    let recorded = manifest.provenance.input(Role::Corpus).map(|i| &i.source);
+    if recorded != Some(&Source::File(corpus.clone())) {
+        return Some("corpus.json is not the file it was built from".into());
+    }
+    if manifest.quantir_version != env!("CARGO_PKG_VERSION") {
+        return Some(format!("it was built by quantir {}", manifest.quantir_version));
+    }
+    let defaults = IndexConfig::default();
+    if (manifest.bm25, manifest.doc_order) != (defaults.bm25, defaults.doc_order) {
+        return Some(format!("it was built with BM25 k1 {} b {} in {:?} order, not the experiment's defaults", manifest.bm25.k1, manifest.bm25.b, manifest.doc_order));
+    }
+    let encoder = encoder?;
+    crate::index::dense::models::serves_vectors_of(index, Some((encoder.config(), encoder.dir()))).err().map(|e| format!("its vectors do not fit the encoder ({e})"))
 }
 
 /// The measures of the tables.
@@ -238,6 +467,11 @@ pub struct Cell {
     pub p_values: Vec<Option<f64>>,
     /// Seconds the run took (0 when reused).
     pub seconds: f64,
+    /// Claims run.
+    pub claims: usize,
+    /// Claims the planner had no sub-queries for, run as the claim alone (a decomposition file
+    /// without them).
+    pub fell_back: usize,
 }
 
 impl Cell {
@@ -267,10 +501,19 @@ pub struct PostFilterRow {
 /// Everything the experiment measured.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Grid {
+    /// What made the tables: the folder's files and the index (digests, fingerprint) and the
+    /// settings.
+    pub provenance: Provenance,
     /// The measures' names (columns).
     pub measures: Vec<String>,
-    /// Claims evaluated.
+    /// Claims run (dated claims of test.json).
     pub claims: usize,
+    /// Claims of test.json left out for want of a date.
+    pub undated: Vec<String>,
+    /// Claims run without judgments (not measured).
+    pub unjudged: usize,
+    /// Judged queries of the qrels that are not among the claims run (left out).
+    pub foreign_judgments: usize,
     /// The cells, by retriever, then filter, then planner.
     pub cells: Vec<Cell>,
     /// The post-filter rows.
@@ -288,13 +531,52 @@ pub fn check_llm(planners: &[PaperPlanner], llm: Option<&LlmConfig>) -> Result<(
 /// The depth the reference code retrieves before its post-filter.
 pub const REFERENCE_DEPTH: usize = 2048;
 
+/// What every run of an experiment shares: the index, the encoder, the folder, the settings and
+/// where the runs go.
+pub struct Session<'a> {
+    /// The index of the folder's corpus ([`prepare_index`]).
+    pub index: &'a Index,
+    /// The query encoder, for dense and hybrid runs.
+    pub encoder: Option<&'a Encoder>,
+    /// The folder.
+    pub folder: &'a QuantempFolder,
+    /// The settings.
+    pub config: &'a ExperimentConfig,
+    /// The output folder.
+    pub out: &'a Path,
+}
+
+impl Session<'_> {
+    /// The digest of `qgen_out.csv`, when the folder has it.
+    fn qgen_digest(&self) -> Result<Option<Digest>> {
+        self.folder.qgen.as_deref().map(Digest::of_file).transpose()
+    }
+
+    /// The experiment's own record: the folder's files, the index and the settings.
+    pub fn provenance(&self, claims: &ClaimSet, judged: &Judged) -> Result<Provenance> {
+        let mut inputs = vec![Input::digested(Role::Corpus, &self.folder.corpus, Digest::of_file(&self.folder.corpus)?), Input::artifact(Role::Index, self.index.path(), self.index.fingerprint().clone()), claims.input(Role::Claims), Input::digested(Role::Qrels, &judged.path, judged.digest.clone())];
+        if let (Some(path), Some(digest)) = (&self.folder.qgen, self.qgen_digest()?) {
+            inputs.push(Input::digested(Role::PlanFile, path, digest));
+        }
+        let settings = GridSettings {
+            planners: self.config.planners.iter().map(|p| p.key()).collect(),
+            retrievers: &self.config.retrievers,
+            k: self.config.k,
+            conventions: self.config.conventions,
+            plan_run: &self.config.plan_run,
+            llm: self.config.llm_settings(),
+            measures: measures().iter().map(|m| m.to_string()).collect(),
+        };
+        Ok(Provenance::new(Artifact::Tables, inputs, &settings))
+    }
+}
+
 /// Runs (or reuses) every run of the grid over the test `claims` ([`QuantempFolder::test_claims`])
-/// into `out/runs/` and measures it.
-#[allow(clippy::too_many_arguments)]
-pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolder, claims: &[Claim], config: &ExperimentConfig, out: &Path, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<Grid> {
+/// into `out/runs/` and measures it against `judged`.
+pub fn run_grid(session: &Session, claims: &ClaimSet, judged: &Judged, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<Grid> {
+    let config = session.config;
     check_llm(&config.planners, config.llm.as_ref())?;
-    let qrels = Qrels::read(&folder.qrels, QrelsFormat::Quantemp)?;
-    let runs_dir = out.join("runs");
+    let runs_dir = session.out.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(|e| Error::io(&runs_dir, e))?;
     let measures = measures();
     let mut planners: Vec<PaperPlanner> = vec![PaperPlanner::ClaimOnly];
@@ -305,13 +587,13 @@ pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolde
         for filter in [TemporalFilter::Claim, TemporalFilter::Off] {
             let mut baseline: Option<Evaluation> = None;
             for &planner in &planners {
-                let Some(spec) = planner.spec(folder) else {
+                let Some(spec) = planner.spec(session.folder) else {
                     log(&format!("skipping {}: the folder has no qgen_out.csv", planner.name()));
                     continue;
                 };
                 let path = run_file(&runs_dir, Split::Test, planner, filter, retriever);
-                let (run, seconds) = cached_run(index, encoder, claims, &spec, retriever, filter, (config.k, config.plan_run.depth), config, &path, progress, log)?;
-                let evaluation = evaluate(&run.view(), &qrels, &measures, Completeness::Complete);
+                let made = cached_run(session, claims, planner, &spec, retriever, filter, (config.k, config.plan_run.depth), &path, progress, log)?;
+                let evaluation = evaluate(&made.run.view(), &judged.qrels, &measures, Completeness::Complete);
                 let p_values = match &baseline {
                     None => vec![None; measures.len()],
                     Some(base) => (0..measures.len()).map(|m| Some(paired_p(base, &evaluation, m))).collect(),
@@ -319,19 +601,28 @@ pub fn run_grid(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolde
                 if filter == TemporalFilter::Claim {
                     // The reference code's post-filter over a fixed top 2,048 without a cutoff.
                     let deep_path = runs_dir.join(format!("{}.off-{REFERENCE_DEPTH}.{}.trec", planner.key(), retriever_key(retriever)));
-                    let (deep, _) = cached_run(index, encoder, claims, &spec, retriever, TemporalFilter::Off, (REFERENCE_DEPTH, REFERENCE_DEPTH), config, &deep_path, progress, log)?;
-                    let (filtered, short_claims) = post_filtered(index, claims, &deep, config.k);
-                    let post = evaluate(&filtered.view(), &qrels, &measures, Completeness::Complete);
-                    post_filter.push(PostFilterRow { planner, retriever, short_claims, claims: claims.len(), exact: evaluation.mean.clone(), post_filtered: post.mean });
+                    let deep = cached_run(session, claims, planner, &spec, retriever, TemporalFilter::Off, (REFERENCE_DEPTH, REFERENCE_DEPTH), &deep_path, progress, log)?;
+                    let (filtered, short_claims) = post_filtered(session.index, &claims.claims, &deep.run, config.k);
+                    let post = evaluate(&filtered.view(), &judged.qrels, &measures, Completeness::Complete);
+                    post_filter.push(PostFilterRow { planner, retriever, short_claims, claims: claims.claims.len(), exact: evaluation.mean.clone(), post_filtered: post.mean });
                 }
-                cells.push(Cell { planner, retriever, filter, run: path, means: evaluation.mean.clone(), p_values, seconds });
+                cells.push(Cell { planner, retriever, filter, run: path, means: evaluation.mean.clone(), p_values, seconds: made.seconds, claims: made.claims, fell_back: made.fell_back });
                 if planner == PaperPlanner::ClaimOnly {
                     baseline = Some(evaluation);
                 }
             }
         }
     }
-    Ok(Grid { measures: measures.iter().map(|m| m.to_string()).collect(), claims: claims.len(), cells, post_filter })
+    Ok(Grid {
+        provenance: session.provenance(claims, judged)?,
+        measures: measures.iter().map(|m| m.to_string()).collect(),
+        claims: claims.claims.len(),
+        undated: claims.undated.clone(),
+        unjudged: judged.unjudged,
+        foreign_judgments: judged.foreign,
+        cells,
+        post_filter,
+    })
 }
 
 /// Which claims of the folder a run ranks.
@@ -371,41 +662,81 @@ fn paired_p(base: &Evaluation, other: &Evaluation, m: usize) -> f64 {
     paired_t_test(&diffs)
 }
 
-/// The run at `path` if an earlier experiment finished it, else a new one written there: `k`
+/// A run of the experiment, made or reused.
+struct MadeRun {
+    run: Run,
+    /// Seconds it took (0 when reused).
+    seconds: f64,
+    /// Its provenance's fingerprint (the verifiers and predictions made from it record it).
+    fingerprint: crate::provenance::Fingerprint,
+    /// Claims run.
+    claims: usize,
+    /// Claims whose planner fell back to the claim.
+    fell_back: usize,
+}
+
+/// The settings a run of the experiment records (module doc): everything that changes its lines.
+#[derive(serde::Serialize)]
+struct ExperimentRunSettings<'a> {
+    planner: &'static str,
+    retriever: Retriever,
+    filter: TemporalFilter,
+    k: usize,
+    depth: usize,
+    undated_documents: UndatedPolicy,
+    fusion: &'a crate::fuse::FusionConfig,
+    hybrid: &'a crate::fuse::FusionConfig,
+    llm: Option<LlmSettings<'a>>,
+}
+
+/// The run of `planner` over `claims` at `path` if an earlier experiment made it as this one
+/// would ([`reusable`]), else a new one written there with its provenance beside it: `k`
 /// documents per claim, `depth` per sub-query.
 #[allow(clippy::too_many_arguments)]
 fn cached_run(
-    index: &Index,
-    encoder: Option<&Encoder>,
-    claims: &[Claim],
+    session: &Session,
+    claims: &ClaimSet,
+    planner: PaperPlanner,
     spec: &PlanSpec,
     retriever: Retriever,
     filter: TemporalFilter,
     (k, depth): (usize, usize),
-    config: &ExperimentConfig,
     path: &Path,
     progress: &dyn Progress,
     log: &mut dyn FnMut(&str),
-) -> Result<(Run, f64)> {
-    if path.is_file() {
-        log(&format!("reusing {}", path.display()));
-        return Ok((Run::read_trec(path)?, 0.0));
-    }
-    let planner = planner_for(spec, None, config.llm.clone(), None)?;
+) -> Result<MadeRun> {
+    let config = session.config;
     let (undated, constant) = match config.conventions {
         Conventions::Quantir => (UndatedPolicy::Exclude, config.plan_run.fusion.constant),
         Conventions::Reference => (UndatedPolicy::Include, ConstantPolicy::Raw),
     };
-    let run_config = RunConfig { k, undated, temporal_filter: filter, retriever, threads: config.threads, ..RunConfig::default() };
     let mut plan_run = config.plan_run.clone();
     plan_run.fusion.constant = constant;
     plan_run.depth = depth;
+    let mut inputs = vec![Input::artifact(Role::Index, session.index.path(), session.index.fingerprint().clone()), claims.input(Role::Claims)];
+    if let PlanSpec::File { path: plan_file, .. } = spec {
+        if plan_file != &claims.path {
+            inputs.push(Input::file(Role::PlanFile, plan_file)?);
+        }
+    }
+    let settings = ExperimentRunSettings { planner: planner.key(), retriever, filter, k, depth, undated_documents: undated, fusion: &plan_run.fusion, hybrid: &plan_run.hybrid, llm: if planner.needs_llm() { config.llm_settings() } else { None } };
+    let expected = Provenance::new(Artifact::Run, inputs, &settings);
+    if reusable(path, None, &expected, config.resume, log)? {
+        let recorded = crate::provenance::read(&crate::provenance::sidecar(path))?.expect("a reused run has its record");
+        let count = |key: &str| recorded.counts.get(key).copied().unwrap_or(0) as usize;
+        return Ok(MadeRun { run: Run::read_trec(path)?, seconds: 0.0, fingerprint: expected.fingerprint, claims: count("claims"), fell_back: count("fell_back") });
+    }
+    let planner_impl = planner_for(spec, None, config.llm.clone(), None)?;
+    let run_config = RunConfig { k, undated, temporal_filter: filter, retriever, threads: config.threads, ..RunConfig::default() };
     let started = std::time::Instant::now();
-    let (run, summary, _) = run_planned(index, claims, planner.as_ref(), encoder, &run_config, &plan_run, false, progress)?;
-    // Written whole through a rename: a file at `path` is always a finished run.
+    let (run, summary, _) = run_planned(session.index, &claims.claims, planner_impl.as_ref(), session.encoder, &run_config, &plan_run, false, progress)?;
+    // Written whole through a rename: a file at `path` is always a finished run; its record
+    // goes beside it after, with the digest of what was written.
     run.write_trec(path, DEFAULT_TAG)?;
-    log(&format!("ran {} ({} claims, {} sub-queries) in {:.1} s", path.display(), summary.claims, summary.subqueries, summary.seconds));
-    Ok((run, started.elapsed().as_secs_f64()))
+    let fingerprint = expected.fingerprint.clone();
+    expected.with_counts(summary.counts()).write_beside(path)?;
+    log(&format!("ran {} ({} claims, {} sub-queries, {} fell back to the claim) in {:.1} s", path.display(), summary.claims, summary.subqueries, summary.fallbacks, summary.seconds));
+    Ok(MadeRun { run, seconds: started.elapsed().as_secs_f64(), fingerprint, claims: summary.claims, fell_back: summary.fallbacks })
 }
 
 /// The reference code's post-filter of `deep` (a no-cutoff run): per claim, the documents dated
@@ -438,11 +769,34 @@ fn post_filtered(index: &Index, claims: &[Claim], deep: &Run, k: usize) -> (Run,
     (Run { queries }, short)
 }
 
-/// The grid as Markdown: one table per retriever in the paper's layout (planners as rows; the
-/// measures with the temporal filter, then without), † marking a significant difference from
-/// claim-only, then the post-filter table.
+/// A figure of a table, four decimals; never "-0.0000".
+pub(crate) fn figure(value: f64) -> String {
+    format!("{:.4}", if value == 0.0 { 0.0 } else { value })
+}
+
+/// The header of an experiment's tables: what made them ([`Provenance::header_lines`]) and which
+/// claims they measure.
+pub fn header(grid: &Grid) -> String {
+    let mut out = format!("### QuanTemp++ experiments, made by quantir {}\n\n", grid.provenance.quantir_version);
+    for line in grid.provenance.header_lines() {
+        out.push_str(&format!("- {line}\n"));
+    }
+    let left_out = if grid.undated.is_empty() {
+        String::new()
+    } else {
+        let shown: Vec<&str> = grid.undated.iter().take(10).map(String::as_str).collect();
+        format!("; {} claims of test.json without a date left out of every cell ({}{})", grid.undated.len(), shown.join(", "), if grid.undated.len() > 10 { ", …" } else { "" })
+    };
+    out.push_str(&format!("- claims: {} run{left_out}; {} run without judgments (not measured); {} judged queries of the qrels not among them (left out)\n\n", grid.claims, grid.unjudged, grid.foreign_judgments));
+    out
+}
+
+/// The grid as Markdown: the [`header`], then one table per retriever in the paper's layout
+/// (planners as rows; the measures with the temporal filter, then without), † marking a
+/// significant difference from claim-only, a planner's coverage beside its name when it fell
+/// back for some claims, then the post-filter table.
 pub fn markdown(grid: &Grid) -> String {
-    let mut out = String::new();
+    let mut out = header(grid);
     let names = ["NDCG@10", "R@10", "R@100", "MRR"];
     let mut retrievers: Vec<Retriever> = Vec::new();
     for c in &grid.cells {
@@ -454,14 +808,16 @@ pub fn markdown(grid: &Grid) -> String {
         out.push_str(&format!("#### {} ({} claims; † p < 0.05, paired t-test against claim only)\n\n", retriever_key(retriever), grid.claims));
         out.push_str(&format!("| planner | {} | {} |\n", names.map(|n| format!("{n} (filter)")).join(" | "), names.map(|n| format!("{n} (no filter)")).join(" | ")));
         out.push_str(&format!("|---|{}\n", "---:|".repeat(2 * names.len())));
-        let planners: Vec<PaperPlanner> = grid.cells.iter().filter(|c| c.retriever == retriever && c.filter == TemporalFilter::Claim).map(|c| c.planner).collect();
-        for planner in planners {
-            let mut row = format!("| {} |", planner.name());
+        let planners: Vec<&Cell> = grid.cells.iter().filter(|c| c.retriever == retriever && c.filter == TemporalFilter::Claim).collect();
+        for first in planners {
+            let planner = first.planner;
+            let coverage = if first.fell_back > 0 && planner.has_coverage() { format!(" ({} of {} claims; {} run as the claim alone)", first.claims - first.fell_back, first.claims, first.fell_back) } else { String::new() };
+            let mut row = format!("| {}{coverage} |", planner.name());
             for filter in [TemporalFilter::Claim, TemporalFilter::Off] {
                 match grid.cells.iter().find(|c| c.planner == planner && c.retriever == retriever && c.filter == filter) {
                     Some(cell) => {
                         for m in 0..cell.means.len() {
-                            row.push_str(&format!(" {:.4}{} |", cell.means[m], if cell.significant(m) { "†" } else { "" }));
+                            row.push_str(&format!(" {}{} |", figure(cell.means[m]), if cell.significant(m) { "†" } else { "" }));
                         }
                     }
                     None => row.push_str(&" – |".repeat(names.len())),
@@ -476,17 +832,17 @@ pub fn markdown(grid: &Grid) -> String {
     out.push_str("| planner | retriever | claims short of k | NDCG@10 exact / post | R@100 exact / post | MRR exact / post |\n|---|---|---:|---:|---:|---:|\n");
     for row in &grid.post_filter {
         out.push_str(&format!(
-            "| {} | {} | {} of {} | {:.4} / {:.4} | {:.4} / {:.4} | {:.4} / {:.4} |\n",
+            "| {} | {} | {} of {} | {} / {} | {} / {} | {} / {} |\n",
             row.planner.name(),
             retriever_key(row.retriever),
             row.short_claims,
             row.claims,
-            row.exact[0],
-            row.post_filtered[0],
-            row.exact[2],
-            row.post_filtered[2],
-            row.exact[3],
-            row.post_filtered[3]
+            figure(row.exact[0]),
+            figure(row.post_filtered[0]),
+            figure(row.exact[2]),
+            figure(row.post_filtered[2]),
+            figure(row.exact[3]),
+            figure(row.post_filtered[3])
         ));
     }
     out

@@ -17,18 +17,20 @@
 //!   t-test of each planner's per-fold figures against claim-only's, p < 0.05. The reference code
 //!   folds with scikit-learn's shuffled `KFold(10, random_state=42)`: the same test on other folds.
 //! - **Resumable**: verifiers (`verifiers/PLANNER.RETRIEVER/verifier.json`) and predictions
-//!   (`verification/PLANNER.RETRIEVER.jsonl`) already written are reused.
+//!   (`verification/PLANNER.RETRIEVER.jsonl`) record what made them — the training claims' digest
+//!   and the training run's fingerprint, the verifier's fingerprint and the test run's — and are
+//!   reused only when that record matches ([`super::Resume`]).
+//! - **Claims without a date** are left out, of the test claims as of the training claims: their
+//!   evidence cannot be cut off at their date ([`super::ClaimSet`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{cached_run, retriever_key, run_file, ExperimentConfig, PaperPlanner, QuantempFolder, Split};
-use crate::corpus::{load_claims, Claim, Format};
+use super::{cached_run, reusable, retriever_key, run_file, ClaimSet, PaperPlanner, Session, Split};
 use crate::error::{Error, Result};
 use crate::eval::paired_t_test;
-use crate::index::dense::Encoder;
-use crate::index::Index;
 use crate::io::Progress;
+use crate::provenance::{Artifact, Fingerprint, Input, Provenance, Role};
 use crate::retrieve::{Retriever, TemporalFilter};
 use crate::verify::pipeline::examples_from_run;
 use crate::verify::trained::{TrainConfig, TrainedVerifier, TrainingSet};
@@ -96,8 +98,12 @@ pub struct VerificationTable {
     pub top: usize,
     /// Folds of the significance test.
     pub folds: usize,
+    /// What made the table (as the retrieval tables' record, with the training claims).
+    pub provenance: Provenance,
     /// Labelled training claims each verifier learnt from.
     pub train_claims: usize,
+    /// Training claims left out for want of a date.
+    pub train_undated: usize,
     /// Test claims scored.
     pub test_claims: usize,
     /// One row per planner, claim-only first.
@@ -107,22 +113,30 @@ pub struct VerificationTable {
 /// The labels of QuanTemp's three classes, the columns of the per-class F1.
 const CLASSES: [Label; 3] = [Label::True, Label::False, Label::Conflicting];
 
+/// The settings a verifier's or a predictions file's record keeps.
+#[derive(serde::Serialize)]
+struct VerifierSettings<'a> {
+    retriever: Retriever,
+    top: usize,
+    train: &'a TrainConfig,
+}
+
 /// Trains (or reuses) a verifier per planner and scores each planner's evidence for the test
-/// `test_claims` ([`QuantempFolder::test_claims`]).
-#[allow(clippy::too_many_arguments)]
-pub fn run_verification(index: &Index, encoder: Option<&Encoder>, folder: &QuantempFolder, test_claims: &[Claim], config: &ExperimentConfig, verification: &VerificationConfig, out: &Path, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<VerificationTable> {
+/// claims `test` ([`super::QuantempFolder::test_claims`]).
+pub fn run_verification(session: &Session, test: &ClaimSet, judged: &super::Judged, verification: &VerificationConfig, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<VerificationTable> {
+    let folder = session.folder;
     let train_path = folder.train.as_deref().ok_or_else(|| Error::InvalidArgument { name: "--data", message: format!("{} has no train.json: the verification table trains its verifiers on it", folder.test.parent().unwrap_or(Path::new(".")).display()) })?;
     let retriever = verification.retriever;
     let test_gold = read_gold(&folder.test)?;
+    let test_claims = &test.claims;
     let test_labels = test_claims
         .iter()
-        .enumerate()
-        .map(|(i, c)| test_gold.get(&c.id).map(|g| g.label).ok_or_else(|| Error::Value { at: format!("{}[{i}][\"label\"]", folder.test.display()), expected: "a label (True, False or Conflicting): every test claim is scored".into(), found: "nothing".into() }))
+        .map(|c| test_gold.get(&c.id).map(|g| g.label).ok_or_else(|| Error::Value { at: format!("{}[{}][\"label\"]", folder.test.display(), c.id), expected: "a label (True, False or Conflicting): every test claim is scored".into(), found: "nothing".into() }))
         .collect::<Result<Vec<Label>>>()?;
-    let mut trainer = Trainer { index, encoder, folder, config, verification, out, train_path, train: None, verifiers: HashMap::new() };
+    let mut trainer = Trainer { session, verification, train_path, train: None, verifiers: HashMap::new() };
     let mut planners: Vec<PaperPlanner> = vec![PaperPlanner::ClaimOnly];
-    planners.extend(config.planners.iter().copied().filter(|p| *p != PaperPlanner::ClaimOnly));
-    let predictions_dir = out.join("verification");
+    planners.extend(session.config.planners.iter().copied().filter(|p| *p != PaperPlanner::ClaimOnly));
+    let predictions_dir = session.out.join("verification");
     std::fs::create_dir_all(&predictions_dir).map_err(|e| Error::io(&predictions_dir, e))?;
     let mut rows: Vec<VerificationRow> = Vec::new();
     for planner in planners {
@@ -132,16 +146,19 @@ pub fn run_verification(index: &Index, encoder: Option<&Encoder>, folder: &Quant
         };
         let trained_on = if planner.train_spec(folder).is_some() { planner } else { PaperPlanner::ClaimOnly };
         let path = predictions_dir.join(format!("{}.{}.jsonl", planner.key(), retriever_key(retriever)));
-        let predictions = if path.is_file() {
-            log(&format!("reusing {}", path.display()));
+        let run_path = run_file(&session.out.join("runs"), Split::Test, planner, TemporalFilter::Claim, retriever);
+        let made = cached_run(session, test, planner, &spec, retriever, TemporalFilter::Claim, (session.config.k, session.config.plan_run.depth), &run_path, progress, log)?;
+        let (verifier_fingerprint, _) = trainer.verifier(trained_on, progress, log)?;
+        let inputs = vec![Input::artifact(Role::Verifier, &session.out.join("verifiers"), verifier_fingerprint), Input::artifact(Role::Run, &run_path, made.fingerprint.clone()), test.input(Role::Claims)];
+        let expected = Provenance::new(Artifact::Predictions, inputs, &VerifierSettings { retriever, top: verification.top, train: &verification.train });
+        let predictions = if reusable(&path, None, &expected, session.config.resume, log)? {
             read_predictions(&path)?
         } else {
-            let run_path = run_file(&out.join("runs"), Split::Test, planner, TemporalFilter::Claim, retriever);
-            let (run, _) = cached_run(index, encoder, test_claims, &spec, retriever, TemporalFilter::Claim, (config.k, config.plan_run.depth), config, &run_path, progress, log)?;
-            let examples = examples_from_run(index, &run, test_claims, verification.top)?;
-            let verifier = trainer.verifier(trained_on, progress, log)?;
+            let examples = examples_from_run(session.index, &made.run, test_claims, verification.top)?;
+            let (_, verifier) = trainer.verifier(trained_on, progress, log)?;
             let predictions = verifier.predict(&examples, None, verification.top, LabelSet::default(), progress)?;
             write_predictions(&path, &predictions)?;
+            expected.write_beside(&path)?;
             log(&format!("verified {} test claims with {}'s evidence into {}", predictions.len(), planner.name(), path.display()));
             predictions
         };
@@ -157,9 +174,12 @@ pub fn run_verification(index: &Index, encoder: Option<&Encoder>, folder: &Quant
         };
         rows.push(VerificationRow { planner, trained_on, predictions: path, scores: score_outcomes(&outcomes), fold_macro_f1, fold_weighted_f1, p_macro_f1, p_weighted_f1 });
     }
-    // When every verifier was reused, train.json is read here only to count its labelled claims.
-    let train_claims = trainer.train()?.labelled();
-    Ok(VerificationTable { retriever, top: verification.top, folds: verification.folds, train_claims, test_claims: test_claims.len(), rows })
+    let train = trainer.train()?;
+    let (train_claims, train_undated) = (train.labelled(), train.set.undated.len());
+    let mut provenance = session.provenance(test, judged)?;
+    provenance.inputs.push(train.set.input(Role::TrainingClaims));
+    let provenance = Provenance::new(Artifact::Tables, provenance.inputs, &(&provenance.settings, VerifierSettings { retriever, top: verification.top, train: &verification.train }, verification.folds));
+    Ok(VerificationTable { retriever, top: verification.top, folds: verification.folds, provenance, train_claims, train_undated, test_claims: test_claims.len(), rows })
 }
 
 /// The p of the paired t-test between per-fold figures.
@@ -180,21 +200,18 @@ fn write_predictions(path: &Path, predictions: &[Prediction]) -> Result<()> {
 
 /// The verifiers of one experiment, trained once each (or read back from an earlier one).
 struct Trainer<'a> {
-    index: &'a Index,
-    encoder: Option<&'a Encoder>,
-    folder: &'a QuantempFolder,
-    config: &'a ExperimentConfig,
+    session: &'a Session<'a>,
     verification: &'a VerificationConfig,
-    out: &'a Path,
     train_path: &'a Path,
     /// The training claims, read when first needed ([`Trainer::train`]).
     train: Option<Labelled>,
-    verifiers: HashMap<PaperPlanner, TrainedVerifier>,
+    verifiers: HashMap<PaperPlanner, (Fingerprint, TrainedVerifier)>,
 }
 
-/// Claims and their labels, side by side (a claim of `train.json` may have none).
+/// The dated training claims and their labels, side by side (a claim of `train.json` may have
+/// none).
 struct Labelled {
-    claims: Vec<Claim>,
+    set: ClaimSet,
     labels: Vec<Option<Label>>,
 }
 
@@ -208,79 +225,90 @@ impl Trainer<'_> {
     /// The training claims, read on first use; an error when none has a label.
     fn train(&mut self) -> Result<&Labelled> {
         if self.train.is_none() {
-            let claims = load_claims(self.train_path, Format::Quantemp, None)?;
+            let set = ClaimSet::read(self.train_path)?;
             let gold = read_gold(self.train_path)?;
-            let labels = claims.iter().map(|c| gold.get(&c.id).map(|g| g.label)).collect();
-            let train = Labelled { claims, labels };
+            let labels = set.claims.iter().map(|c| gold.get(&c.id).map(|g| g.label)).collect();
+            let train = Labelled { set, labels };
             if train.labelled() == 0 {
-                return Err(Error::Value { at: format!("{}[*][\"label\"]", self.train_path.display()), expected: "labelled training claims".into(), found: "no label on any claim".into() });
+                return Err(Error::Value { at: format!("{}[*][\"label\"]", self.train_path.display()), expected: "labelled training claims with dates".into(), found: "no label on any dated claim".into() });
             }
             self.train = Some(train);
         }
         Ok(self.train.as_ref().expect("read above"))
     }
 
-    /// The verifier trained on `planner`'s evidence for the training claims.
-    fn verifier(&mut self, planner: PaperPlanner, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<&TrainedVerifier> {
+    /// The verifier trained on `planner`'s evidence for the training claims, and its provenance's
+    /// fingerprint.
+    fn verifier(&mut self, planner: PaperPlanner, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<(Fingerprint, &TrainedVerifier)> {
         if !self.verifiers.contains_key(&planner) {
+            let session = self.session;
             let retriever = self.verification.retriever;
-            let dir = self.out.join("verifiers").join(format!("{}.{}", planner.key(), retriever_key(retriever)));
-            let verifier = if dir.join("verifier.json").is_file() {
-                log(&format!("reusing {}", dir.display()));
+            let dir = session.out.join("verifiers").join(format!("{}.{}", planner.key(), retriever_key(retriever)));
+            let spec = planner.train_spec(session.folder).expect("trained only on planners with training queries");
+            let run_path = run_file(&session.out.join("runs"), Split::Train, planner, TemporalFilter::Claim, retriever);
+            let (verification, top) = (self.verification, self.verification.top);
+            let train = self.train()?;
+            let made = cached_run(session, &train.set, planner, &spec, retriever, TemporalFilter::Claim, (top, session.config.plan_run.depth), &run_path, progress, log)?;
+            let inputs = vec![train.set.input(Role::TrainingClaims), Input::artifact(Role::Run, &run_path, made.fingerprint)];
+            let expected = Provenance::new(Artifact::Verifier, inputs, &VerifierSettings { retriever, top, train: &verification.train });
+            let fingerprint = expected.fingerprint.clone();
+            let verifier = if reusable(&dir, Some(VERIFIER_FILE), &expected, session.config.resume, log)? {
                 TrainedVerifier::load(&dir)?
             } else {
-                let spec = planner.train_spec(self.folder).expect("trained only on planners with training queries");
-                let run_path = run_file(&self.out.join("runs"), Split::Train, planner, TemporalFilter::Claim, retriever);
-                let (index, encoder, config, top) = (self.index, self.encoder, self.config, self.verification.top);
-                let train = self.train()?;
-                let (run, _) = cached_run(index, encoder, &train.claims, &spec, retriever, TemporalFilter::Claim, (top, config.plan_run.depth), config, &run_path, progress, log)?;
-                let mut examples = examples_from_run(index, &run, &train.claims, top)?;
+                let mut examples = examples_from_run(session.index, &made.run, &train.set.claims, top)?;
                 for (example, label) in examples.iter_mut().zip(&train.labels) {
                     example.label = *label;
                 }
                 examples.retain(|e| e.label.is_some());
                 let started = std::time::Instant::now();
-                let set = TrainingSet::prepare(examples, None, &self.verification.train, progress)?;
-                let (verifier, _) = TrainedVerifier::train(&set, None, &self.verification.train)?;
+                let set = TrainingSet::prepare(examples, None, &verification.train, progress)?;
+                let (verifier, _) = TrainedVerifier::train(&set, None, &verification.train)?;
                 verifier.save(&dir)?;
+                expected.write_into(&dir, VERIFIER_FILE)?;
                 log(&format!("trained a verifier on {} training claims with {}'s evidence in {:.1} s into {}", set.examples.len(), planner.name(), started.elapsed().as_secs_f64(), dir.display()));
                 verifier
             };
-            self.verifiers.insert(planner, verifier);
+            self.verifiers.insert(planner, (fingerprint, verifier));
         }
-        Ok(&self.verifiers[&planner])
+        let (fingerprint, verifier) = &self.verifiers[&planner];
+        Ok((fingerprint.clone(), verifier))
     }
 }
+
+/// The file of a verifier folder its record digests.
+const VERIFIER_FILE: &str = "verifier.json";
 
 /// The table as Markdown, in the paper's layout: planners as rows; accuracy, F1 per class,
 /// weighted-F1 and macro-F1; † marking a significant difference from claim-only.
 pub fn markdown(table: &VerificationTable) -> String {
+    let left_out = if table.train_undated > 0 { format!(", {} training claims without a date left out", table.train_undated) } else { String::new() };
     let mut out = format!(
-        "#### Verification: a trained verifier per planner, its top-{} {} evidence under each claim's cutoff ({} training / {} test claims; † p < 0.05, paired t-test over {} folds against claim only)\n\n",
+        "#### Verification: a trained verifier per planner, its top-{} {} evidence under each claim's cutoff ({} training / {} test claims{left_out}; † p < 0.05, paired t-test over {} folds against claim only; fingerprint {})\n\n",
         table.top,
         retriever_key(table.retriever),
         table.train_claims,
         table.test_claims,
-        table.folds
+        table.folds,
+        table.provenance.fingerprint
     );
     out.push_str("| planner | accuracy | F1 True | F1 False | F1 Conflicting | weighted-F1 | macro-F1 |\n|---|---:|---:|---:|---:|---:|---:|\n");
     let mut borrowed = false;
     for row in &table.rows {
         let s = &row.scores;
-        let class = |l: Label| s.per_class.get(l.name()).map_or("–".to_string(), |c| format!("{:.4}", c.f1));
+        let class = |l: Label| s.per_class.get(l.name()).map_or("–".to_string(), |c| super::figure(c.f1));
         let mark = |significant: bool| if significant { "†" } else { "" };
         let star = if row.trained_on != row.planner { "*" } else { "" };
         borrowed |= !star.is_empty();
         out.push_str(&format!(
-            "| {}{star} | {:.4} | {} | {} | {} | {:.4}{} | {:.4}{} |\n",
+            "| {}{star} | {} | {} | {} | {} | {}{} | {}{} |\n",
             row.planner.name(),
-            s.accuracy,
+            super::figure(s.accuracy),
             class(CLASSES[0]),
             class(CLASSES[1]),
             class(CLASSES[2]),
-            s.weighted_f1,
+            super::figure(s.weighted_f1),
             mark(row.weighted_significant()),
-            s.macro_f1,
+            super::figure(s.macro_f1),
             mark(row.macro_significant())
         ));
     }

@@ -63,7 +63,7 @@ pub enum Method {
 pub const RRF_K: f64 = 60.0;
 
 /// How lists are fused.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct FusionConfig {
     /// The combination.
     pub method: Method,

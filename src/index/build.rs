@@ -1,6 +1,6 @@
 //! `quantir index`: a corpus into a BM25 index folder, atomically.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED};
@@ -9,13 +9,15 @@ use tantivy::{IndexWriter, TantivyDocument};
 use super::bounds::TermBounds;
 use super::dense::encode::{encode_corpus, work_dir};
 use super::dense::{Encoder, VectorDtype, Vectors};
+use super::generation::{lock_writer, Current, WriterLock, CURRENT, MANIFEST};
 use super::manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest};
 use super::open::{UNDATED_KEY, FIELD_BODY, FIELD_DATE, FIELD_DATE_KEY, FIELD_ID, FIELD_RANK, FIELD_TEXT, FIELD_TITLE, FIELD_URL};
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
 use crate::corpus::{Corpus, DayNumber, Document, PubDate};
 use crate::error::{Error, Result};
 use super::DecodedPostings;
-use crate::io::{AtomicDir, Progress};
+use crate::io::{AtomicDir, Digest, Progress};
+use crate::provenance::{Artifact, Input, Provenance, Role};
 
 /// Memory tantivy's writer may use before it flushes a segment, all threads together. Large
 /// enough that a 165k-snippet corpus makes a segment per thread, small enough for CI's 24 GiB.
@@ -83,22 +85,22 @@ pub struct BuildSummary {
 }
 
 /// Checks that `target` may be replaced by an index: it is absent, an empty folder, or a folder
-/// holding a quantir index (its `manifest.json`). Anything else — a file, a folder of someone's
-/// documents, the corpus being indexed — is refused before any work, so `quantir index` never
-/// destroys what is not its own.
+/// holding a quantir index (its `CURRENT`, or the `manifest.json` of a format-1 index). Anything
+/// else — a file, a folder of someone's documents, the corpus being indexed — is refused before
+/// any work, so `quantir index` never destroys what is not its own.
 pub fn check_target(target: &Path) -> Result<()> {
     let refuse = |what: &str| Err(Error::NotAnIndexTarget { path: target.to_path_buf(), what: what.to_string() });
     match std::fs::symlink_metadata(target) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io(target, e)),
         Ok(meta) if meta.is_dir() => {
-            if target.join("manifest.json").is_file() {
+            if target.join(CURRENT).is_file() || target.join(MANIFEST).is_file() || super::generation::holds_generations(target) {
                 return Ok(());
             }
             let mut entries = std::fs::read_dir(target).map_err(|e| Error::io(target, e))?;
             match entries.next() {
                 None => Ok(()),
-                Some(_) => refuse("is a folder that holds files but no quantir index (no manifest.json)"),
+                Some(_) => refuse("is a folder that holds files but no quantir index (no CURRENT)"),
             }
         }
         Ok(meta) if meta.file_type().is_symlink() => refuse("is a symbolic link"),
@@ -106,14 +108,106 @@ pub fn check_target(target: &Path) -> Result<()> {
     }
 }
 
-/// Builds the index for `corpus` at `target`, replacing any index there only once the new one is
-/// complete ([`check_target`] first). `corpus_path` is recorded in the manifest.
+/// Where a build writes its generation and how it commits it (the [`index`](super) module doc).
+enum Placement {
+    /// A new index folder (or one replaced whole: empty, of format 1, or whose `CURRENT` is
+    /// damaged), staged beside the target with its first generation and moved into place whole.
+    Whole { staging: AtomicDir, generation: PathBuf },
+    /// An index folder already there: its next generation, staged inside it.
+    Next { target: PathBuf, generation: u64, staging: AtomicDir, _writer: WriterLock },
+}
+
+impl Placement {
+    /// Decides how the index at `target` is (re)built, taking the writer lock of an existing one.
+    fn prepare(target: &Path) -> Result<Placement> {
+        check_target(target)?;
+        if target.join(CURRENT).is_file() {
+            let writer = lock_writer(target)?;
+            // Read under the lock: the generation a concurrent build committed counts.
+            if let Ok(Some(current)) = Current::read(target) {
+                let generation = super::generation::next(target, &current)?;
+                let staging = AtomicDir::create(&target.join(super::generation::name(generation)))?;
+                return Ok(Placement::Next { target: target.to_path_buf(), generation, staging, _writer: writer });
+            }
+        }
+        let staging = AtomicDir::create(target)?;
+        let generation = staging.path().join(super::generation::name(1));
+        std::fs::create_dir(&generation).map_err(|e| Error::io(&generation, e))?;
+        Ok(Placement::Whole { staging, generation })
+    }
+
+    /// The generation's number.
+    fn generation(&self) -> u64 {
+        match self {
+            Placement::Whole { .. } => 1,
+            Placement::Next { generation, .. } => *generation,
+        }
+    }
+
+    /// The folder the generation's files go to.
+    fn dir(&self) -> &Path {
+        match self {
+            Placement::Whole { generation, .. } => generation,
+            Placement::Next { staging, .. } => staging.path(),
+        }
+    }
+
+    /// Makes the generation, whose manifest has digest `manifest`, the one served.
+    fn commit(self, manifest: &Digest) -> Result<()> {
+        match self {
+            Placement::Whole { staging, .. } => {
+                Current { generation: 1, manifest: manifest.xxh3.clone() }.write(staging.path())?;
+                staging.commit()
+            }
+            Placement::Next { target, generation, staging, _writer } => {
+                staging.commit()?;
+                super::generation::sync_dir(&target)?;
+                Current { generation, manifest: manifest.xxh3.clone() }.write(&target)?;
+                super::generation::collect(&target, generation);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The settings recorded in an index's provenance: those that change what a search returns.
+/// (Threads change the segments, never a result: ties are broken by id.)
+#[derive(serde::Serialize)]
+struct BuildSettings<'a> {
+    bm25: Bm25Params,
+    doc_order: DocOrder,
+    fields: &'static str,
+    dense: Option<DenseSettings<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct DenseSettings<'a> {
+    encoder: &'a crate::index::dense::EncoderConfig,
+    model_sha256: String,
+    dtype: VectorDtype,
+    hnsw: Option<HnswParams>,
+}
+
+/// Builds the index for `corpus` at `target` ([`check_target`] first): a new folder is moved
+/// into place whole, an existing index gets a new generation, served once complete (module doc).
+/// `corpus_path` is recorded in the manifest.
 pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexConfig, progress: &dyn Progress) -> Result<BuildSummary> {
     config.bm25.validate()?;
-    check_target(target)?;
+    crate::ranges::THREADS.check(config.threads as u64)?;
+    if let Some(hnsw) = config.dense.and_then(|d| d.hnsw) {
+        crate::ranges::HNSW_M.check(hnsw.max_connections as u64)?;
+        crate::ranges::HNSW_EF_CONSTRUCTION.check(hnsw.ef_construction as u64)?;
+    }
+    let dense_settings = match &config.dense {
+        Some(dense) => Some(DenseSettings { encoder: dense.encoder.config(), model_sha256: dense.encoder.config().model_sha256(dense.encoder.dir())?, dtype: dense.dtype, hnsw: dense.hnsw }),
+        None => None,
+    };
+    let settings = BuildSettings { bm25: config.bm25, doc_order: config.doc_order, fields: FIELDS, dense: dense_settings };
+    let provenance = Provenance::new(Artifact::Index, vec![Input::digested(Role::Corpus, corpus_path, corpus.digest())], &settings);
+    let placement = Placement::prepare(target)?;
     let started = Instant::now();
-    let staging = AtomicDir::create(target)?;
-    let dir = staging.path();
+    let dir = placement.dir().to_path_buf();
+    let dir = dir.as_path();
 
     // Ranks: each document's place among the ids in byte order (see the module doc).
     let mut by_id: Vec<usize> = (0..corpus.documents.len()).collect();
@@ -192,7 +286,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     }
 
     let summary = &corpus.summary;
-    let mut manifest = Manifest::new(config.bm25, corpus_path);
+    let mut manifest = Manifest::new(config.bm25, corpus_path, provenance);
     let (mut encoded, mut resumed) = (0, 0);
     if let Some(dense) = &config.dense {
         let dense_dir = dir.join("dense");
@@ -216,9 +310,13 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     manifest.documents = corpus.documents.len();
     manifest.undated = summary.undated;
     manifest.skipped_empty = summary.skipped_empty;
-    // The manifest goes last: a staging folder without one is not an index.
-    manifest.write(dir)?;
-    staging.commit()?;
+    manifest.generation = placement.generation();
+    // Every file written so far, with its digest; the manifest goes last: a generation without
+    // one is not an index, and CURRENT records the manifest's own digest.
+    manifest.files = super::integrity::digest_tree(dir)?;
+    let manifest_digest = manifest.write(dir)?;
+    super::generation::sync_dir(dir)?;
+    placement.commit(&manifest_digest)?;
     if config.dense.is_some() {
         let _ = std::fs::remove_dir_all(work_dir(target));
     }
@@ -231,6 +329,9 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
         resumed,
     })
 }
+
+/// What the `body` field holds, as the manifest records it.
+const FIELDS: &str = "title text";
 
 /// Computes every segment's term bounds ([`super::bounds`]), a segment per thread, and writes them
 /// into `dir`.

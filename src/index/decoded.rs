@@ -340,7 +340,8 @@ mod tests {
         let index = crate::index::Index::open(&path).unwrap();
         let [segment] = index.segments() else { panic!("one writer thread: one segment") };
         let max_doc = segment.norm_ids.len() as u32;
-        let from_file = DecodedPostings::read_file(&path, &segment.id, max_doc).unwrap().expect("the build wrote decoded.bin");
+        let generation = index.generation_dir().to_path_buf();
+        let from_file = DecodedPostings::read_file(&generation, &segment.id, max_doc).unwrap().expect("the build wrote decoded.bin");
         let from_segment = DecodedPostings::read(&segment.inverted).unwrap().unwrap();
         assert_eq!(arrays(&from_file), arrays(&from_segment));
         assert!(from_file.num_terms() >= 9 && from_file.docs().len() > 2000);
@@ -354,11 +355,11 @@ mod tests {
         }
         assert!(index.decoded().unwrap().is_some_and(|decoded| arrays(decoded) == arrays(&from_segment)));
 
-        let file = path.join(FILE);
+        let file = generation.join(FILE);
         let bytes = std::fs::read(&file).unwrap();
         let refused = |bytes: &[u8], id: &str, max_doc: u32| {
             std::fs::write(&file, bytes).unwrap();
-            let message = DecodedPostings::read_file(&path, id, max_doc).err().map(|e| e.to_string()).unwrap_or_default();
+            let message = DecodedPostings::read_file(&generation, id, max_doc).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(message.contains("decoded.bin") && message.contains("hint: rebuild"), "{message:?}");
             message
         };
@@ -378,9 +379,14 @@ mod tests {
         zero[end - 4..].copy_from_slice(&0u32.to_le_bytes());
         assert!(refused(&zero, &segment.id, max_doc).contains("frequency of 0"));
         std::fs::write(&file, &bytes).unwrap();
-        assert!(DecodedPostings::read_file(&path, &segment.id, max_doc).unwrap().is_some());
+        assert!(DecodedPostings::read_file(&generation, &segment.id, max_doc).unwrap().is_some());
         std::fs::remove_file(&file).unwrap();
-        assert!(DecodedPostings::read_file(&path, &segment.id, max_doc).unwrap().is_none());
+        assert!(DecodedPostings::read_file(&generation, &segment.id, max_doc).unwrap().is_none());
+        // The generation's digests list decoded.bin: without it, the index is refused as damaged
+        // until its record says the file is not there.
+        assert!(matches!(crate::index::Index::open(&path).unwrap_err(), crate::Error::IndexDamaged { damage: crate::error::Damage::Missing, .. }));
+        drop(index);
+        crate::index::testing::restamp(&path).unwrap();
         let reopened = crate::index::Index::open(&path).unwrap();
         assert!(reopened.decoded().unwrap().is_some_and(|decoded| arrays(decoded) == arrays(&from_segment)));
     }

@@ -1,13 +1,18 @@
-//! `manifest.json`: what an index is and how it was built. Written last, read first.
+//! `manifest.json`: what a generation is, how it was built and the digest of each of its files.
+//! Written last into the generation, read first.
 
 use std::path::Path;
 
+use super::integrity::FileList;
 use crate::analysis::{ANALYZER_NAME, ANALYZER_VERSION};
 use crate::error::{Error, Result};
+use crate::io::Digest;
+use crate::provenance::Provenance;
 
 /// Version of the on-disk layout described in the [`index`](super) module doc. Bump it on any
-/// change to a file's bytes or meaning.
-pub const FORMAT_VERSION: u32 = 1;
+/// change to a file's bytes or meaning. 2: generations under `CURRENT`, each listing its files'
+/// digests and its provenance (1 kept one set of files at the top of the folder, unchecked).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// BM25's free parameters.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -64,14 +69,6 @@ pub enum DocOrder {
     Corpus,
 }
 
-impl DocOrder {
-    /// What a manifest without the field means: indexes written before the option were in
-    /// corpus order.
-    fn unrecorded() -> Self {
-        DocOrder::Corpus
-    }
-}
-
 /// The contents of `manifest.json`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Manifest {
@@ -96,11 +93,18 @@ pub struct Manifest {
     /// The corpus path as given to `quantir index`.
     pub corpus: String,
     /// The order of documents inside the segments.
-    #[serde(default = "DocOrder::unrecorded")]
     pub doc_order: DocOrder,
     /// The dense vectors, when built with `--dense`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dense: Option<DenseManifest>,
+    /// The generation's number (its folder is `gen-NNNNNN`).
+    pub generation: u64,
+    /// Every other file of the generation with its digest, checked when it is opened
+    /// ([`super::integrity`]).
+    pub files: FileList,
+    /// What made it: the corpus's digest and the settings ([`crate::provenance`]); its
+    /// fingerprint identifies the index's content.
+    pub provenance: Provenance,
 }
 
 /// How an index's dense vectors were made.
@@ -165,8 +169,8 @@ impl Default for HnswParams {
 }
 
 impl Manifest {
-    /// A manifest for a new index with this build's versions.
-    pub fn new(bm25: Bm25Params, corpus: &Path) -> Self {
+    /// A manifest for a new index with this build's versions, made as `provenance` records.
+    pub fn new(bm25: Bm25Params, corpus: &Path, provenance: Provenance) -> Self {
         Manifest {
             format_version: FORMAT_VERSION,
             quantir_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -180,26 +184,27 @@ impl Manifest {
             corpus: corpus.display().to_string(),
             doc_order: DocOrder::default(),
             dense: None,
+            generation: 0,
+            files: FileList::new(),
+            provenance,
         }
     }
 
-    /// Writes `dir/manifest.json`.
-    pub fn write(&self, dir: &Path) -> Result<()> {
-        let path = dir.join("manifest.json");
-        let json = serde_json::to_string_pretty(self).expect("manifest serialises");
-        crate::io::write_synced(&path, (json + "\n").as_bytes())
+    /// Writes `dir/manifest.json` (synced) and returns the digest of its bytes, which `CURRENT`
+    /// records.
+    pub fn write(&self, dir: &Path) -> Result<Digest> {
+        let path = dir.join(super::generation::MANIFEST);
+        let json = serde_json::to_string_pretty(self).expect("manifest serialises") + "\n";
+        crate::io::write_synced(&path, json.as_bytes())?;
+        Ok(Digest::of_bytes(json.as_bytes()))
     }
 
-    /// Reads `dir/manifest.json` and checks that this quantir can read the index.
-    pub fn read(dir: &Path) -> Result<Manifest> {
-        let path = dir.join("manifest.json");
-        if !path.is_file() {
-            return Err(Error::NotAnIndex { path: dir.to_path_buf() });
-        }
-        let text = crate::io::read_utf8(&path)?;
+    /// Parses the manifest `bytes` of the index at `dir`, read from `path` (already checked
+    /// against `CURRENT`), checking that this quantir can read the index.
+    pub(super) fn parse(dir: &Path, path: &Path, bytes: &[u8]) -> Result<Manifest> {
+        let damaged = |expected: String| Error::IndexDamaged { index: dir.to_path_buf(), file: path.to_path_buf(), damage: crate::error::Damage::Malformed { expected } };
         // Check the versions before the rest, so that a future layout is reported as such.
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
+        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| damaged(format!("a JSON manifest ({e})")))?;
         let found = |key: &str| value.get(key).map_or("missing".to_string(), |v| v.to_string());
         if value.get("format_version").and_then(|v| v.as_u64()) != Some(FORMAT_VERSION.into()) {
             return Err(Error::IncompatibleIndex {
@@ -219,6 +224,6 @@ impl Manifest {
                 supported: format!("\"{ANALYZER_NAME}\" {ANALYZER_VERSION}"),
             });
         }
-        serde_json::from_value(value).map_err(|e| Error::Malformed { path, at: crate::error::Position { line: 1, column: None }, message: e.to_string() })
+        serde_json::from_value(value).map_err(|e| damaged(format!("a manifest of format {FORMAT_VERSION} ({e})")))
     }
 }

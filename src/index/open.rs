@@ -12,7 +12,7 @@ use super::dense::{HnswGraph, Vectors};
 use super::manifest::Manifest;
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
 use crate::corpus::DayNumber;
-use crate::error::{Error, Result};
+use crate::error::{Damage, Error, Result};
 
 pub(super) const FIELD_BODY: &str = "body";
 pub(super) const FIELD_ID: &str = "id";
@@ -117,6 +117,10 @@ impl IdTable {
 /// An opened index.
 pub struct Index {
     path: PathBuf,
+    /// The folder of the generation held.
+    generation_dir: PathBuf,
+    /// The shared lock that keeps the generation from being removed.
+    _pinned: super::generation::Pinned,
     manifest: Manifest,
     searcher: Searcher,
     body: Field,
@@ -137,16 +141,28 @@ pub struct Index {
 
 impl std::fmt::Debug for Index {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Index").field("path", &self.path).field("documents", &self.ids.len()).finish()
+        f.debug_struct("Index").field("path", &self.path).field("generation", &self.manifest.generation).field("documents", &self.ids.len()).finish()
     }
 }
 
 impl Index {
-    /// Opens the index at `dir`, refusing one built with another format or analyzer version.
+    /// Opens the generation of the index at `dir` that its `CURRENT` names, and holds it (a later
+    /// build leaves it in place while this value lives; [`super::generation`]). Refuses an index
+    /// of another format or analyzer version, and checks every file of the generation against
+    /// the digests its manifest records before reading any ([`super::integrity`]): a damaged
+    /// index is an error naming the file, never a result.
     pub fn open(dir: &Path) -> Result<Index> {
-        let manifest = Manifest::read(dir)?;
+        let pinned = super::generation::pin(dir)?;
+        let gen = pinned.dir.clone();
+        let manifest_path = gen.join(super::generation::MANIFEST);
+        let manifest = Manifest::parse(dir, &manifest_path, &pinned.manifest)?;
+        let inconsistent = |file: PathBuf, what: String| Error::IndexDamaged { index: dir.to_path_buf(), file, damage: Damage::Inconsistent { what } };
+        if manifest.generation != pinned.generation {
+            return Err(inconsistent(manifest_path, format!("it describes generation {}, in the folder of generation {}", manifest.generation, pinned.generation)));
+        }
+        super::integrity::verify(dir, &gen, &manifest.files)?;
         let tv = |e| Error::tantivy(dir, e);
-        let tantivy_index = tantivy::Index::open_in_dir(dir.join("tantivy")).map_err(tv)?;
+        let tantivy_index = tantivy::Index::open_in_dir(gen.join("tantivy")).map_err(tv)?;
         tantivy_index.tokenizers().register(TOKENIZER_NAME, QuantirTokenizer::default());
         let schema = tantivy_index.schema();
         let body = schema.get_field(FIELD_BODY).map_err(tv)?;
@@ -154,7 +170,7 @@ impl Index {
         let searcher = reader.searcher();
         let mut segments = Vec::new();
         let mut total_tokens = 0;
-        let mut bounds = super::bounds::read(dir)?;
+        let mut bounds = super::bounds::read(&gen)?;
         for segment in searcher.segment_readers() {
             let id = segment.segment_id().uuid_string();
             let inverted = segment.inverted_index(body).map_err(tv)?;
@@ -186,31 +202,40 @@ impl Index {
                 id,
                 inverted,
                 norm_ids: docs.clone().map(|d| norms.fieldnorm_id(d)).collect(),
-                ranks: docs.map(|d| rank_column.first(d).unwrap_or(u64::MAX) as u32).collect(),
+                ranks: docs.map(|d| rank_column.first(d).map_or(u32::MAX, |r| u32::try_from(r).unwrap_or(u32::MAX))).collect(),
                 date_sorted: date_keys.is_sorted(),
                 date_keys,
                 bounds: segment_bounds,
             });
         }
-        let ids_path = dir.join("ids.json");
+        let ids_path = gen.join("ids.json");
         let ids_text = crate::io::read_utf8(&ids_path)?;
         let ids: Vec<String> = serde_json::from_str(&ids_text)
             .map_err(|e| crate::io::json_error(&ids_path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
         let count = ids.len();
         let ids = IdTable::new(ids).ok_or_else(|| Error::IncompatibleIndex { path: dir.to_path_buf(), what: "ids.json", found: format!("{count} ids of more than 4 GiB in all"), supported: "up to 4 GiB of ids".into() })?;
+        let documents: usize = segments.iter().map(|s| s.ranks.len()).sum();
+        if documents != ids.len() || documents != manifest.documents {
+            return Err(inconsistent(ids_path, format!("{} ids, {documents} documents in the segments, {} in the manifest", ids.len(), manifest.documents)));
+        }
         let mut addresses = vec![(u32::MAX, u32::MAX); ids.len()];
         let mut date_keys = vec![DayNumber::MAX; ids.len()];
         for (s, segment) in segments.iter().enumerate() {
             for (d, &rank) in segment.ranks.iter().enumerate() {
-                if let Some(slot) = addresses.get_mut(rank as usize) {
-                    *slot = (s as u32, d as u32);
-                    date_keys[rank as usize] = segment.date_keys[d];
+                // Every rank names one id, once: a rank out of range or seen twice would map a hit
+                // to another document's id.
+                match addresses.get_mut(rank as usize) {
+                    Some(slot) if slot.0 == u32::MAX => {
+                        *slot = (s as u32, d as u32);
+                        date_keys[rank as usize] = segment.date_keys[d];
+                    }
+                    _ => return Err(inconsistent(gen.join("tantivy"), format!("document {d} of segment {} has id rank {rank}, out of range or given twice", segment.id))),
                 }
             }
         }
         let vectors = match &manifest.dense {
             Some(dense) => {
-                let v = Vectors::open(&dir.join("dense/vectors.f32"))?;
+                let v = Vectors::open(&gen.join("dense/vectors.f32"))?;
                 if v.len() != ids.len() || v.dim() != dense.dim {
                     return Err(Error::IncompatibleIndex { path: dir.to_path_buf(), what: "dense/vectors.f32", found: format!("{} vectors of {}", v.len(), v.dim()), supported: format!("{} of {}", ids.len(), dense.dim) });
                 }
@@ -218,7 +243,27 @@ impl Index {
             }
             None => None,
         };
-        Ok(Index { path: dir.to_path_buf(), manifest, searcher, body, segments, ids, addresses, date_keys, vectors, hnsw: OnceLock::new(), decoded: OnceLock::new(), total_tokens })
+        Ok(Index { path: dir.to_path_buf(), generation_dir: gen, _pinned: pinned, manifest, searcher, body, segments, ids, addresses, date_keys, vectors, hnsw: OnceLock::new(), decoded: OnceLock::new(), total_tokens })
+    }
+
+    /// The generation it holds (module doc of [`super::generation`]).
+    pub fn generation(&self) -> u64 {
+        self.manifest.generation
+    }
+
+    /// `CURRENT`'s text when the generation was pinned ([`super::Live`] compares it).
+    pub(super) fn current_line(&self) -> &str {
+        &self._pinned.current_line
+    }
+
+    /// The folder of the generation it holds.
+    pub fn generation_dir(&self) -> &Path {
+        &self.generation_dir
+    }
+
+    /// The fingerprint of what made the generation (corpus bytes and build settings).
+    pub fn fingerprint(&self) -> &crate::provenance::Fingerprint {
+        &self.manifest.provenance.fingerprint
     }
 
     /// The folder it was opened from.
@@ -258,7 +303,7 @@ impl Index {
             return Ok(decoded.as_ref());
         }
         let read = match self.segments.as_slice() {
-            [segment] if decoded::applies(1, self.total_tokens) => match DecodedPostings::read_file(&self.path, &segment.id, segment.norm_ids.len() as u32)? {
+            [segment] if decoded::applies(1, self.total_tokens) => match DecodedPostings::read_file(&self.generation_dir, &segment.id, segment.norm_ids.len() as u32)? {
                 Some(decoded) => Some(decoded),
                 // An index built before the build wrote them: decoded from its segment.
                 None => DecodedPostings::read(&segment.inverted).map_err(|e| Error::io(&self.path, e))?,
@@ -304,7 +349,7 @@ impl Index {
             return Err(Error::InvalidArgument { name: "--ann", message: format!("{} has no HNSW graph\n\nhint: rebuild it with `quantir index … --dense MODEL --hnsw`, or search with --ann exact", self.path.display()) });
         }
         self.hnsw
-            .get_or_init(|| HnswGraph::load(&self.path.join("dense")).map_err(|e| e.to_string()))
+            .get_or_init(|| HnswGraph::load(&self.generation_dir.join("dense")).map_err(|e| e.to_string()))
             .as_ref()
             .map_err(|message| Error::InvalidArgument { name: "--ann", message: message.clone() })
     }

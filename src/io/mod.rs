@@ -1,19 +1,22 @@
 //! Domain-free plumbing: reading text files with positions, JSON errors with `file:line:col`,
-//! atomic folder replacement and the [`Progress`] trait that long jobs report to.
+//! atomic folder replacement, content digests ([`Digest`]) and the [`Progress`] trait that long
+//! jobs report to.
 //!
 //! Nothing here knows about documents, claims or indexes.
 
 mod atomic_dir;
+mod digest;
 mod text;
 
 pub use atomic_dir::{start_writeback, write_replacing, write_replacing_with, write_synced, AtomicDir};
+pub use digest::{Digest, Hasher, HashingWriter};
 
 /// The wait before retry `attempt` (1 for the first retry): `base · 2^attempt`, at most `cap`,
 /// saturating for any attempt (the one backoff rule of the LLM client and the OpenSearch client).
 pub fn backoff(base: std::time::Duration, attempt: u32, cap: std::time::Duration) -> std::time::Duration {
     base.saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX)).min(cap)
 }
-pub use text::{json_error, position_at, read_utf8, strip_bom, JsonlLines, MappedText, Positions, Record};
+pub use text::{json_error, position_at, read_utf8, read_utf8_digested, strip_bom, JsonlLines, MappedText, Positions, Record};
 
 /// Where long jobs report how far they are. The library never draws: the CLI implements this
 /// with a progress bar, tests and the server with [`NoProgress`].

@@ -16,7 +16,18 @@ pub fn strip_bom(bytes: &[u8]) -> &[u8] {
 /// Reads a whole file as UTF-8 (a leading byte order mark dropped); invalid bytes are an error
 /// naming their line and column.
 pub fn read_utf8(path: &Path) -> Result<String> {
-    let mut bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    Ok(read_utf8_digested(path)?.0)
+}
+
+/// [`read_utf8`], with the [`Digest`](super::Digest) of the file's bytes as read (a byte order
+/// mark included): what a file's provenance records, without reading it twice.
+pub fn read_utf8_digested(path: &Path) -> Result<(String, super::Digest)> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let digest = super::Digest::of_bytes(&bytes);
+    Ok((utf8(path, bytes)?, digest))
+}
+
+fn utf8(path: &Path, mut bytes: Vec<u8>) -> Result<String> {
     let bom = bytes.len() - strip_bom(&bytes).len();
     bytes.drain(..bom);
     String::from_utf8(bytes).map_err(|e| {

@@ -93,6 +93,12 @@ impl RemoteIndex {
         self.meta.bm25
     }
 
+    /// The fingerprint of the corpus and settings its load recorded: what identifies its content
+    /// in a run's provenance.
+    pub fn fingerprint(&self) -> crate::provenance::Fingerprint {
+        crate::provenance::Fingerprint(self.meta.fingerprint.clone())
+    }
+
     /// Documents in it.
     pub fn documents(&self) -> usize {
         self.meta.documents

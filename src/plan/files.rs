@@ -15,7 +15,8 @@ use crate::error::{shorten, Error, Position, Result};
 use crate::io::{json_error, read_utf8, JsonlLines};
 
 /// Which decomposition of a QuanTemp++ claims JSON to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FileField {
     /// `decomp_questions`.
     ClaimDecomp,

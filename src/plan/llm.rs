@@ -3,11 +3,14 @@
 //! - **Prompts** are quantir's own (one per [`LlmStyle`]): at most 10 short search queries that
 //!   cover the claim's numeric and temporal aspects, never a question about fact-checks, answered
 //!   as JSON `{"queries": [...]}`.
-//! - **Robustness**: a connect and a total timeout per request; up to `retries` further attempts
-//!   on a network error, a timeout, HTTP 429 or 5xx, waiting `backoff · 2^attempt` (at most
-//!   [`MAX_BACKOFF`]) between them;
-//!   other HTTP errors fail at once with the server's message. At most `concurrency` claims are
-//!   in flight ([`Planner::concurrency`]).
+//! - **Robustness**: the URL is checked before any request ([`check_url`]: a malformed one is
+//!   refused when the flags are read, never retried). Each request has one deadline, `timeout`
+//!   (60 s by default), that its attempts share: a connect timeout of at most [`CONNECT_TIMEOUT`]
+//!   an attempt, up to `retries` further attempts on a network error, HTTP 429 or 5xx within the
+//!   deadline, waiting `backoff · 2^attempt` (at most [`MAX_BACKOFF`], never past the deadline)
+//!   between them. An endpoint that never answers costs the deadline, and is reported as "timed
+//!   out after N s" ([`LlmFailure::Timeout`]); other HTTP errors fail at once with the server's
+//!   message. At most `concurrency` claims are in flight ([`Planner::concurrency`]).
 //! - **Answers**: JSON `{"queries": [...]}` or a JSON list (inside a code fence or not), else one
 //!   query per line with list markers stripped. A malformed or empty answer falls back to the
 //!   claim itself and is counted ([`LlmStats::fallbacks`]).
@@ -23,11 +26,27 @@ use std::time::Duration;
 /// The longest wait between two attempts of one LLM request.
 pub const MAX_BACKOFF: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// The longest an attempt waits for a connection.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `url` as a chat API's base URL: an http or https URL with a host; anything else is
+/// [`LlmFailure::Url`]. The CLI checks `--llm-url` with it when the flags are read; the client
+/// checks it again before any request.
+pub fn check_url(url: &str) -> Result<()> {
+    let refuse = |message: String| Err(Error::Llm { url: url.to_string(), failure: LlmFailure::Url { message } });
+    match url::Url::parse(url) {
+        Err(e) => refuse(e.to_string()),
+        Ok(parsed) if !matches!(parsed.scheme(), "http" | "https") => refuse(format!("the scheme is {:?}, not http or https", parsed.scheme())),
+        Ok(parsed) if parsed.host_str().is_none_or(str::is_empty) => refuse("it names no host".into()),
+        Ok(_) => Ok(()),
+    }
+}
+
 use sha2::{Digest, Sha256};
 
 use super::{Origin, Plan, Planner, SubQuery};
 use crate::corpus::Claim;
-use crate::error::{Error, Result};
+use crate::error::{Error, LlmFailure, Result};
 
 /// Which decomposition the LLM is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -91,7 +110,7 @@ pub struct LlmConfig {
     pub api_key: Option<String>,
     /// The decomposition asked for.
     pub style: LlmStyle,
-    /// Total time allowed for one request.
+    /// Total time allowed for one request, its retries included.
     pub timeout: Duration,
     /// Further attempts after a retryable failure.
     pub retries: u32,
@@ -153,14 +172,18 @@ struct CacheEntry {
 }
 
 impl ChatClient {
-    /// A client; the cache folder is created if needed.
+    /// A client: the URL checked ([`check_url`]), the ranges checked ([`crate::ranges`]), the
+    /// cache folder created if needed.
     pub fn new(config: LlmConfig) -> Result<ChatClient> {
+        check_url(&config.base_url)?;
+        crate::ranges::LLM_TIMEOUT.check(config.timeout.as_secs().max(u64::from(config.timeout.subsec_nanos() > 0)))?;
+        crate::ranges::LLM_RETRIES.check(config.retries.into())?;
+        crate::ranges::LLM_CONCURRENCY.check(config.concurrency as u64)?;
         std::fs::create_dir_all(&config.cache_dir).map_err(|e| Error::io(&config.cache_dir, e))?;
         let client = reqwest::blocking::Client::builder()
-            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
-            .timeout(config.timeout)
+            .connect_timeout(config.timeout.min(CONNECT_TIMEOUT))
             .build()
-            .map_err(|e| Error::InvalidArgument { name: "--llm-url", message: e.to_string() })?;
+            .map_err(|e| Error::Llm { url: config.base_url.clone(), failure: LlmFailure::Url { message: e.to_string() } })?;
         Ok(ChatClient { config, client, stats: LlmStats::default() })
     }
 
@@ -235,38 +258,52 @@ impl ChatClient {
         std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
     }
 
-    /// Posts `body` to the chat completions endpoint (module doc for retries); the first
-    /// choice's message.
+    /// Posts `body` to the chat completions endpoint within the request's deadline (module doc
+    /// for retries); the first choice's message.
     fn post(&self, body: &serde_json::Value) -> Result<serde_json::Value> {
         let url = format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'));
-        let mut attempt: u32 = 0;
+        let fail = |failure| Error::Llm { url: url.clone(), failure };
+        let timed_out = |attempts| fail(LlmFailure::Timeout { seconds: self.config.timeout.as_secs_f64(), attempts });
+        let deadline = std::time::Instant::now() + self.config.timeout;
+        let mut attempts: u32 = 0;
         loop {
+            let Some(left) = deadline.checked_duration_since(std::time::Instant::now()).filter(|d| !d.is_zero()) else { return Err(timed_out(attempts)) };
+            attempts += 1;
             self.stats.requests.fetch_add(1, Ordering::Relaxed);
-            let mut request = self.client.post(&url).json(body);
+            let mut request = self.client.post(&url).timeout(left).json(body);
             if let Some(key) = &self.config.api_key {
                 request = request.bearer_auth(key);
             }
-            let failure = match request.send() {
+            let retryable = match request.send() {
                 Ok(response) if response.status().is_success() => {
-                    let mut json: serde_json::Value = response.json().map_err(|e| llm_error(&url, format!("the answer is not JSON: {e}")))?;
+                    let mut json: serde_json::Value = match response.json() {
+                        Ok(json) => json,
+                        Err(e) if e.is_timeout() => return Err(timed_out(attempts)),
+                        Err(e) => return Err(fail(LlmFailure::Malformed { message: format!("not JSON ({e})") })),
+                    };
                     return Ok(json["choices"][0]["message"].take());
                 }
                 Ok(response) => {
-                    let status = response.status();
-                    let text = response.text().unwrap_or_default();
-                    let message = format!("HTTP {status}: {}", crate::error::shorten(&text));
-                    if status.as_u16() != 429 && !status.is_server_error() {
-                        return Err(llm_error(&url, message));
+                    let status = response.status().as_u16();
+                    let body = crate::error::shorten(&response.text().unwrap_or_default());
+                    let failure = LlmFailure::Status { status, body, attempts };
+                    if status != 429 && !(500..600).contains(&status) {
+                        return Err(fail(failure));
                     }
-                    message
+                    failure
                 }
-                Err(e) => e.to_string(),
+                Err(e) if e.is_timeout() => return Err(timed_out(attempts)),
+                Err(e) => LlmFailure::Connect { message: error_chain(&e), attempts },
             };
-            if attempt >= self.config.retries {
-                return Err(llm_error(&url, format!("{failure} (after {} attempts)", attempt as u64 + 1)));
+            if attempts > self.config.retries {
+                return Err(fail(retryable));
             }
-            std::thread::sleep(crate::io::backoff(self.config.backoff, attempt, MAX_BACKOFF));
-            attempt += 1;
+            let wait = crate::io::backoff(self.config.backoff, attempts - 1, MAX_BACKOFF);
+            match deadline.checked_duration_since(std::time::Instant::now()) {
+                Some(left) if left > wait => std::thread::sleep(wait),
+                // No time left for another attempt after the wait: the last failure stands.
+                _ => return Err(fail(retryable)),
+            }
         }
     }
 }
@@ -306,8 +343,16 @@ impl LlmPlanner {
     }
 }
 
-fn llm_error(url: &str, message: String) -> Error {
-    Error::InvalidArgument { name: "--llm-url", message: format!("{url}: {message}") }
+/// A network error with its causes ("error sending request" alone says nothing).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(cause) = source {
+        parts.push(cause.to_string());
+        source = cause.source();
+    }
+    parts.dedup();
+    parts.join(": ")
 }
 
 /// The queries in an answer (module doc); empty when there are none.

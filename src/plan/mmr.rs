@@ -39,7 +39,7 @@ pub enum MmrSimilarity {
 }
 
 /// MMR's settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct MmrConfig {
     /// β: weight of relevance to the claim against redundancy.
     pub beta: f64,

@@ -92,7 +92,11 @@ pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfi
         }
     };
     Ok(match mmr {
-        Some(mmr) => Box::new(Owned { inner, mmr, encoder }),
+        Some(mmr) => {
+            crate::ranges::MMR_BETA.check(mmr.beta)?;
+            crate::ranges::MMR_THRESHOLD.check(mmr.threshold)?;
+            Box::new(Owned { inner, mmr, encoder })
+        }
         None => inner,
     })
 }

@@ -1,6 +1,10 @@
 //! The temporal cutoff: only evidence published strictly before the claim.
 
+use std::path::Path;
+
 use crate::corpus::{DayNumber, PubDate};
+use crate::error::{Error, Result};
+use crate::index::Index;
 
 /// What to do with documents that have no usable date when a cutoff is set.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
@@ -48,6 +52,49 @@ impl Cutoff {
     /// A cutoff at `before` with the given policy for undated documents.
     pub fn before(before: PubDate, undated: UndatedPolicy) -> Self {
         Cutoff { before: Some(before), undated }
+    }
+
+    /// The defence behind the cutoff: every hit of `index` (by id rank) must be one the cutoff
+    /// admits, by the date its index records. Retrieval applies the cutoff inside the scorer, so
+    /// a hit it does not admit can only come from a damaged index or a bug; it is an error
+    /// ([`Error::CutoffViolation`]), never a result.
+    pub fn check_hits(&self, index: &Index, ranks: impl IntoIterator<Item = u32>) -> Result<()> {
+        if self.before.is_none() {
+            return Ok(());
+        }
+        let compiled = self.compile();
+        let keys = index.date_keys_by_rank();
+        for rank in ranks {
+            if !keys.get(rank as usize).is_some_and(|&key| compiled.admits(key)) {
+                let stored = index.stored_by_rank(rank).ok();
+                return Err(self.violation(index.path(), stored.as_ref().map_or_else(|| index.id(rank).to_string(), |s| s.id.clone()), stored.and_then(|s| s.date).as_deref()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The same defence on a hit's date as stored with it (`date`, as normalised at index time,
+    /// or none): what a person reading the evidence sees. A stored date that does not parse is
+    /// undated.
+    pub fn check_stored(&self, index: &Path, id: &str, date: Option<&str>) -> Result<()> {
+        if self.before.is_none() {
+            return Ok(());
+        }
+        let key = date.and_then(PubDate::parse).map_or(DayNumber::MAX, |d| d.last_day_number());
+        if self.compile().admits(key) {
+            Ok(())
+        } else {
+            Err(self.violation(index, id.to_string(), date))
+        }
+    }
+
+    fn violation(&self, index: &Path, id: String, date: Option<&str>) -> Error {
+        Error::CutoffViolation {
+            index: index.to_path_buf(),
+            id,
+            date: date.map_or_else(|| "undated".to_string(), str::to_string),
+            before: self.before.map(|d| d.to_string()).unwrap_or_default(),
+        }
     }
 
     /// The test in day numbers, ready for the selection loop.
@@ -138,5 +185,19 @@ mod tests {
         assert!(!month_claim.admits(key("2021-04-01")), "a claim dated April may be from April 1");
         assert!(month_claim.admits(DayNumber::MAX));
         assert!(Cutoff::none().compile().admits(DayNumber::MAX));
+    }
+
+    #[test]
+    fn stored_dates_on_or_after_the_cutoff_are_errors() {
+        let cut = Cutoff::before(PubDate::parse("2016-11-02").unwrap(), UndatedPolicy::Exclude);
+        let index = Path::new("idx");
+        cut.check_stored(index, "a", Some("2016-11-01")).unwrap();
+        let err = cut.check_stored(index, "b", Some("2017-10-24")).unwrap_err();
+        assert!(matches!(&err, Error::CutoffViolation { id, date, .. } if id == "b" && date == "2017-10-24"), "{err}");
+        assert!(err.to_string().contains("before 2016-11-02") && err.to_string().contains("hint:"), "{err}");
+        assert!(cut.check_stored(index, "c", None).is_err(), "undated, excluded");
+        assert!(cut.check_stored(index, "d", Some("garbled")).is_err(), "an unreadable stored date is undated");
+        Cutoff::before(PubDate::parse("2016-11-02").unwrap(), UndatedPolicy::Include).check_stored(index, "c", None).unwrap();
+        Cutoff::none().check_stored(index, "b", Some("2017-10-24")).unwrap();
     }
 }

@@ -248,6 +248,9 @@ pub struct SearchResponse {
     /// The request's id, if it had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The index generation that answered (embedded backend).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
     /// The sub-queries run.
     pub subqueries: Vec<SubQuery>,
     /// The evidence, best first.
@@ -267,15 +270,16 @@ pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchRespons
         ApiPlan::ClaimOnly => &ClaimOnly,
         ApiPlan::Numeric => &Numeric,
     };
-    let evidence = match &state.index {
-        super::Served::Embedded(index) => SCRATCH.with(|scratch| evidence_for_claim(index, &request.claim, planner, state.encoder.as_ref(), &request.run, &request.plan_run, &mut scratch.borrow_mut())),
-        super::Served::OpenSearch(remote) => crate::engine::evidence_for_claim_remote(remote, &request.claim, planner, &request.run, &request.plan_run),
-    }
-    .map_err(|e| match e {
-        // The cluster failing is the server's trouble, not the request's.
-        Error::OpenSearchUnreachable { .. } | Error::OpenSearch { .. } => ApiError::new(503, None, e.to_string()),
-        other => ApiError::new(422, None, other.to_string()),
-    })?;
+    let (evidence, generation) = match &state.index {
+        super::Served::Embedded(live) => {
+            // This request's generation, held until it is answered.
+            let index = live.get();
+            let evidence = SCRATCH.with(|scratch| evidence_for_claim(&index, &request.claim, planner, state.encoder.as_ref(), &request.run, &request.plan_run, &mut scratch.borrow_mut()));
+            (evidence, Some(index.generation()))
+        }
+        super::Served::OpenSearch(remote) => (crate::engine::evidence_for_claim_remote(remote, &request.claim, planner, &request.run, &request.plan_run), None),
+    };
+    let evidence = evidence.map_err(server_or_request)?;
     let claim_numbers: std::collections::HashSet<String> = number_spans(&request.claim.text).into_iter().map(|s| s.value).collect();
     let claim_quantities = quantities(&request.claim.text);
     let hits = evidence
@@ -288,7 +292,20 @@ pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchRespons
             ApiHit { hit, highlights, comparisons }
         })
         .collect();
-    Ok(SearchResponse { id: request.id, subqueries: evidence.plan.subqueries, hits, took_ms: started.elapsed().as_secs_f64() * 1e3 })
+    Ok(SearchResponse { id: request.id, generation, subqueries: evidence.plan.subqueries, hits, took_ms: started.elapsed().as_secs_f64() * 1e3 })
+}
+
+/// The answer to an engine error: 422 for a request the engine cannot take (settings that do
+/// not fit the plan, a retriever the index does not offer), 503 when the cluster fails, 500 for
+/// anything else — the server's own state (a damaged index, an I/O error) is never the client's
+/// fault.
+fn server_or_request(e: Error) -> ApiError {
+    match e {
+        Error::InvalidArgument { .. } | Error::Value { .. } | Error::Range { .. } => ApiError::new(422, None, e.to_string()),
+        // An upstream the server depends on (a cluster, a chat API) failing: retry later.
+        Error::OpenSearchUnreachable { .. } | Error::OpenSearch { .. } | Error::Llm { .. } => ApiError::new(503, None, e.to_string()),
+        other => ApiError::new(500, None, other.to_string()),
+    }
 }
 
 /// Reads a body up to `limit` bytes, or answers 413.
@@ -311,6 +328,9 @@ pub struct VerifyResponse {
     /// The request's id, if it had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The index generation that answered (embedded backend).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
     /// True, False, Conflicting, or Not Enough Info when the verdict is withheld.
     pub label: crate::verify::Label,
     /// The verifier's probability for its verdict (the withheld one, when withheld).
@@ -355,9 +375,10 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
             search.hits.iter().map(|h| crate::corpus::passage(&h.hit.evidence.title, &h.hit.evidence.text)).collect(),
             None,
         );
-        let prediction = pipeline.verify(std::slice::from_ref(&example), &crate::io::NoProgress).map_err(|e| ApiError::new(422, None, e.to_string()))?.remove(0);
+        let prediction = pipeline.verify(std::slice::from_ref(&example), &crate::io::NoProgress).map_err(server_or_request)?.remove(0);
         Ok(VerifyResponse {
             id: search.id,
+            generation: search.generation,
             label: prediction.label,
             confidence: prediction.confidence,
             confidence_level: ConfidenceLevel::of(prediction.confidence),
@@ -376,14 +397,19 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
 }
 
 pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
-    let (backend, index, documents, analyzer_version) = match &state.index {
-        super::Served::Embedded(index) => ("embedded", index.path().display().to_string(), index.num_docs(), index.manifest().analyzer_version),
-        super::Served::OpenSearch(remote) => ("opensearch", remote.cluster().config().index.clone(), remote.documents() as u64, crate::analysis::ANALYZER_VERSION),
+    let (backend, index, documents, analyzer_version, generation) = match &state.index {
+        super::Served::Embedded(live) => {
+            let held = tokio::task::block_in_place(|| live.get());
+            let generation = serde_json::json!({"number": held.generation(), "fingerprint": held.fingerprint(), "reload_error": live.reload_error()});
+            ("embedded", live.path().display().to_string(), held.num_docs(), held.manifest().analyzer_version, Some(generation))
+        }
+        super::Served::OpenSearch(remote) => ("opensearch", remote.cluster().config().index.clone(), remote.documents() as u64, crate::analysis::ANALYZER_VERSION, None),
     };
     Json(serde_json::json!({
         "status": "ok",
         "backend": backend,
         "index": index,
+        "generation": generation,
         "documents": documents,
         "quantir_version": env!("CARGO_PKG_VERSION"),
         "analyzer_version": analyzer_version,

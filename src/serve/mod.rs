@@ -6,8 +6,14 @@
 //! | `POST /api/search` | one claim → sub-queries and evidence ([`SearchRequest`]) |
 //! | `POST /api/verify` | a search request → the verification pipeline's verdict (`verify::pipeline`: the top hits it reads, abstention, comparisons), when the server has a verifier (`--verifier`; 404 otherwise) |
 //! | `POST /api/batch` | JSONL of search requests in, JSONL of results streamed out, one line per line |
-//! | `GET /api/health` | liveness and what index is served |
+//! | `GET /api/health` | liveness, what index is served and its generation |
 //! | `GET /api/openapi.json` | the OpenAPI 3 description of the above |
+//!
+//! **Rebuilds.** `quantir index` into the served folder writes a new generation; the next request
+//! reads `CURRENT`, opens the new generation (every file checked) and answers from it, while the
+//! requests in flight finish on the one they started on. Every answer carries the `generation`
+//! that made it, and `/api/health` the one served (with `reload_error` when a newer one could not
+//! be served, for instance a damaged one: the old one stays in service, never a 4xx).
 //!
 //! **Limits** ([`Limits`]): a search body of at most 64 KiB, a batch body of at most 8 MiB and
 //! 10,000 lines, a claim of at most 2,000 characters, k and depth of at most 1,000. A request past
@@ -38,14 +44,15 @@ use axum::Router;
 pub use api::{parse_search_request, ApiError, Limits, SearchRequest, SearchResponse, IN_FLIGHT_PER_THREAD};
 
 use crate::index::dense::Encoder;
-use crate::index::Index;
+use crate::index::Live;
 use crate::verify::pipeline::Pipeline;
 
 /// The index a server answers from.
 #[derive(Debug)]
 pub enum Served {
-    /// A folder on this machine.
-    Embedded(Index),
+    /// A folder on this machine, followed as it is rebuilt: each request is answered from the
+    /// newest generation that opens, and finishes on it ([`crate::index::Live`]).
+    Embedded(Live),
     /// An index on an OpenSearch cluster (BM25 only).
     OpenSearch(crate::opensearch::RemoteIndex),
 }

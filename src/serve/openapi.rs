@@ -19,6 +19,7 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
     // Every POST: a missing or other Content-Type, the per-request deadline, a full server.
     let unsupported = failure("the body is not of the Content-Type named");
     let timeout = failure("the request ran past the server's per-request deadline");
+    let server = failure("the server cannot answer from its index (damaged, unreadable): its state, not the request's");
     let busy = serde_json::json!({"description": "the server is answering as many requests as it takes at once (or its OpenSearch cluster is unreachable); retry after the seconds in Retry-After", "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
     let mut doc = serde_json::json!({
         "openapi": "3.0.3",
@@ -27,12 +28,12 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
             "/api/search": {"post": {
                 "summary": "Evidence for one claim",
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
-                "responses": {"200": {"description": "sub-queries and hits", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}}}, "400": error, "408": timeout, "413": error, "415": unsupported, "422": error, "503": busy}
+                "responses": {"200": {"description": "sub-queries and hits", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}}}, "400": error, "408": timeout, "413": error, "415": unsupported, "422": error, "500": server, "503": busy}
             }},
             "/api/verify": {"post": {
                 "summary": "Verdict (True / False / Conflicting, or Not Enough Info when the server abstains) for one claim from its top hits (the server's --verify-top, 3 by default; k defaults to it); 404 when the server has no verifier",
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
-                "responses": {"200": {"description": "label, confidence in number and words, the verdict withheld and why, the hits with their comparisons, sub-queries", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/VerifyResponse"}}}}, "400": error, "404": error, "408": timeout, "413": error, "415": unsupported, "422": error, "503": busy}
+                "responses": {"200": {"description": "label, confidence in number and words, the verdict withheld and why, the hits with their comparisons, sub-queries", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/VerifyResponse"}}}}, "400": error, "404": error, "408": timeout, "413": error, "415": unsupported, "422": error, "500": server, "503": busy}
             }},
             "/api/batch": {"post": {
                 "summary": "JSONL of SearchRequest in; JSONL out, one line per input line ({\"line\", ...SearchResponse} or {\"line\", \"error\"}), streamed",
@@ -83,11 +84,13 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
                 "relative_difference": {"type": "number", "nullable": true, "description": "(evidence - claim) / |claim|"}, "summary": {"type": "string"}
             }},
             "SearchResponse": {"type": "object", "properties": {
-                "id": {"type": "string"}, "subqueries": {"type": "array", "items": {"$ref": "#/components/schemas/SubQuery"}},
+                "id": {"type": "string"}, "generation": {"type": "integer", "description": "the index generation that answered (an embedded index; it moves forward when the index is rebuilt)"},
+                "subqueries": {"type": "array", "items": {"$ref": "#/components/schemas/SubQuery"}},
                 "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}}, "took_ms": {"type": "number"}
             }},
             "VerifyResponse": {"type": "object", "properties": {
-                "id": {"type": "string"}, "label": {"type": "string", "enum": ["True", "False", "Conflicting", "Not Enough Info"]}, "confidence": {"type": "number", "description": "the verdict's probability (the withheld verdict's when withheld)"},
+                "id": {"type": "string"}, "generation": {"type": "integer", "description": "the index generation that answered"},
+                "label": {"type": "string", "enum": ["True", "False", "Conflicting", "Not Enough Info"]}, "confidence": {"type": "number", "description": "the verdict's probability (the withheld verdict's when withheld)"},
                 "confidence_level": {"type": "string", "enum": ["low", "moderate", "high"], "description": "below 0.5, below 0.75, from 0.75"},
                 "verdict": {"type": "string", "enum": ["True", "False", "Conflicting"], "description": "the verifier's verdict, withheld or given (when the server abstains)"},
                 "relevance": {"type": "number", "description": "probability that the evidence read bears on the claim (when the server abstains)"},

@@ -43,10 +43,15 @@ impl Qrels {
             QrelsFormat::Auto => detect(path, &text),
             other => other,
         };
-        match format {
-            QrelsFormat::Quantemp => read_quantemp(path, &text),
-            other => read_columns(path, &text, other == QrelsFormat::Beir),
+        let qrels = match format {
+            QrelsFormat::Quantemp => read_quantemp(path, &text)?,
+            other => read_columns(path, &text, other == QrelsFormat::Beir)?,
+        };
+        if qrels.judgments.is_empty() {
+            // Every measure over no judgments is 0: never a table of zeros.
+            return Err(Error::Empty { path: path.to_path_buf(), what: "no judgments".into(), hint: "evaluate against qrels that judge the run's queries".into() });
         }
+        Ok(qrels)
     }
 
     /// The ids of the queries with at least one judgment.

@@ -19,7 +19,7 @@ pub struct Linear {
 }
 
 /// Training settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct LinearConfig {
     /// Passes over the data.
     pub epochs: usize,

@@ -25,7 +25,7 @@ use crate::io::Progress;
 use crate::plan::ChatClient;
 
 /// How evidence is written into the prompt (module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct ContextPolicy {
     /// Token budget for the evidence (0: no limit).
     pub max_tokens: usize,

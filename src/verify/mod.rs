@@ -94,6 +94,13 @@ impl Default for LabelSet {
     }
 }
 
+/// A label set serialises as the list of its labels' names.
+impl serde::Serialize for LabelSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.labels().into_iter().map(Label::name))
+    }
+}
+
 impl LabelSet {
     /// Reads a comma-separated list of at least two labels, in any spelling [`Label::parse`] takes.
     pub fn parse(list: &str) -> std::result::Result<LabelSet, String> {
@@ -139,7 +146,8 @@ impl LabelSet {
 }
 
 /// Which verifier (`--verifier`), parsed once from `trained:DIR`, `onnx:DIR` or `llm:MODEL`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum VerifierSpec {
     /// quantir's trained verifier, from `quantir train-verifier`.
     Trained(std::path::PathBuf),

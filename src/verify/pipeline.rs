@@ -95,7 +95,8 @@ impl Verifier {
 }
 
 /// Whether to abstain, and by which rule.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum AbstainWith {
     /// Always give a verdict.
     #[default]
@@ -168,6 +169,7 @@ impl Pipeline {
     /// Verdicts for `examples`, each read from its first `top` evidence texts (a trained verifier
     /// reads at most as many as it was trained on), among `labels`, withheld by `abstention`.
     pub fn verify_with(&self, examples: &[VerifyExample], top: usize, labels: LabelSet, abstention: Option<&AbstentionRule>, progress: &dyn Progress) -> Result<Vec<Prediction>> {
+        crate::ranges::TOP.check(top as u64)?;
         let top = match &self.verifier {
             Verifier::Trained { model, .. } => top.min(model.top.max(1)),
             _ => top,

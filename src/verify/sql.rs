@@ -5,8 +5,11 @@
 //! | PATH | what it is | which database a claim gets |
 //! |---|---|---|
 //! | a file | a SQLite database | that one, for every claim |
-//! | a folder holding `*.csv` files | one table per file (named by its stem, columns by its header, each column INTEGER, REAL or TEXT as all its values allow; empty cells are NULL), loaded once into an in-memory SQLite | that one, for every claim |
+//! | a folder holding `*.csv` files | one table per file (named by its stem, columns by its header, each column INTEGER, REAL or TEXT as all its values allow without losing a digit — an integer beyond i64, or beyond 2^53 among reals, keeps its column TEXT; empty cells are NULL), loaded once into an in-memory SQLite | that one, for every claim |
 //! | any other folder | databases by id, BIRD's and ClaimDB's layout | the claim's `db_id`: `PATH/<db_id>/<db_id>.sqlite`, else `PATH/<db_id>.sqlite` |
+//!
+//! A folder that holds both `.csv` files and databases by id (`*.sqlite` files or folders holding
+//! them) could be read either way: it is refused with both readings named, never guessed.
 //!
 //! Out: [`SqlOutcome`]s for the model's statements.
 //!
@@ -118,6 +121,22 @@ impl DatabaseSource {
         } else {
             let mut csvs: Vec<PathBuf> = std::fs::read_dir(path).map_err(|e| Error::io(path, e))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("csv"))).collect();
             csvs.sort();
+            let databases = databases_by_id(path)?;
+            if !csvs.is_empty() && !databases.is_empty() {
+                let list = |names: Vec<String>| {
+                    let mut shown: Vec<String> = names.iter().take(3).cloned().collect();
+                    if names.len() > 3 {
+                        shown.push(format!("… {} in all", names.len()));
+                    }
+                    shown.join(", ")
+                };
+                let csv_names = csvs.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+                return Err(Error::Ambiguous {
+                    path: path.to_path_buf(),
+                    readings: vec![format!("one database of the tables in its .csv files ({}), the same for every claim", list(csv_names)), format!("databases picked by each claim's db_id ({})", list(databases))],
+                    hint: "keep the .csv files and the databases by id in separate folders, and pass the one meant".into(),
+                });
+            }
             if csvs.is_empty() {
                 SourceKind::Folder(path.to_path_buf())
             } else {
@@ -156,6 +175,23 @@ impl DatabaseSource {
     }
 }
 
+/// The databases by id a folder holds (module doc): `*.sqlite` files and folders holding
+/// `<name>/<name>.sqlite`, by name.
+fn databases_by_id(dir: &Path) -> Result<Vec<String>> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_file() && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("sqlite")) {
+            found.push(name);
+        } else if path.join(format!("{name}.sqlite")).is_file() {
+            found.push(format!("{name}/{name}.sqlite"));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
 fn open_file(path: &Path, flags: OpenFlags) -> Result<Connection> {
     let mut header = [0u8; 16];
     let ok = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header)).is_ok() && &header == b"SQLite format 3\0";
@@ -165,12 +201,21 @@ fn open_file(path: &Path, flags: OpenFlags) -> Result<Connection> {
     Connection::open_with_flags(path, flags).map_err(|e| sql_error(path, e))
 }
 
-/// The SQL type all of a column's non-empty values allow.
+/// The SQL type all of a column's non-empty values allow without losing a digit: INTEGER when
+/// every value is an i64; REAL when every value is a finite number and every integer among them
+/// is exact as a double (at most 2^53); TEXT otherwise, so an integer beyond i64 (or beyond 2^53
+/// beside reals) keeps the digits it was written with.
 fn column_type(values: impl Iterator<Item = String>) -> &'static str {
+    const EXACT_IN_F64: u64 = 1 << 53;
+    let written_as_integer = |v: &str| {
+        let digits = v.strip_prefix(['-', '+']).unwrap_or(v);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
     let (mut integer, mut real) = (true, true);
     for v in values.filter(|v| !v.is_empty()) {
         integer &= v.parse::<i64>().is_ok();
-        real &= v.parse::<f64>().is_ok_and(f64::is_finite);
+        let exact = !written_as_integer(&v) || v.parse::<i64>().is_ok_and(|i| i.unsigned_abs() <= EXACT_IN_F64);
+        real &= exact && v.parse::<f64>().is_ok_and(f64::is_finite);
     }
     if integer {
         "INTEGER"
@@ -325,6 +370,11 @@ mod tests {
         assert_eq!(column_type(["1", "2.5"].map(String::from).into_iter()), "REAL");
         assert_eq!(column_type(["1", "n/a"].map(String::from).into_iter()), "TEXT");
         assert_eq!(column_type(["inf"].map(String::from).into_iter()), "TEXT");
+        // Issue 37: an integer beyond i64 became a REAL, losing its last digits.
+        assert_eq!(column_type(["1", "92233720368547758070"].map(String::from).into_iter()), "TEXT");
+        assert_eq!(column_type(["9223372036854775807", "-9223372036854775808"].map(String::from).into_iter()), "INTEGER");
+        assert_eq!(column_type(["0.5", "9007199254740993"].map(String::from).into_iter()), "TEXT", "2^53 + 1 is not a double");
+        assert_eq!(column_type(["0.5", "9007199254740992"].map(String::from).into_iter()), "REAL");
     }
 
     #[test]

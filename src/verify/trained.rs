@@ -31,7 +31,7 @@ use crate::index::dense::{Encoder, TextKind};
 use crate::io::Progress;
 
 /// How the verifier is trained.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct TrainConfig {
     /// Use the evidence (false: the claim-only ablation).
     pub with_evidence: bool,

@@ -121,7 +121,8 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
         // An index built before bounds.bin existed: the pruned scorer bounds terms by weight.
         let old = dir.path().join(format!("idx{n}-old"));
         build(&loaded, corpus, &old, &IndexConfig { threads: 2, ..IndexConfig::default() }, &NoProgress).unwrap();
-        std::fs::remove_file(old.join("bounds.bin")).unwrap();
+        std::fs::remove_file(quantir::index::testing::current_generation_dir(&old).join("bounds.bin")).unwrap();
+        quantir::index::testing::restamp(&old).unwrap();
         let unbounded = quantir::index::Index::open(&old).unwrap();
         assert!(unbounded.segments().iter().all(|s| s.bounds.is_none()));
         // One segment: the postings decoded into arrays (src/index/decoded.rs), in either order.
@@ -135,7 +136,8 @@ fn every_layout_and_strategy_equals_the_exhaustive_scorer() {
         // One built before decoded.bin existed: its postings decoded from its segment.
         let undecoded = dir.path().join(format!("idx{n}-single-undecoded"));
         build(&loaded, corpus, &undecoded, &IndexConfig { threads: 1, ..IndexConfig::default() }, &NoProgress).unwrap();
-        std::fs::remove_file(undecoded.join("decoded.bin")).unwrap();
+        std::fs::remove_file(quantir::index::testing::current_generation_dir(&undecoded).join("decoded.bin")).unwrap();
+        quantir::index::testing::restamp(&undecoded).unwrap();
         let undecoded = quantir::index::Index::open(&undecoded).unwrap();
         assert!(undecoded.decoded().unwrap().is_some(), "decoded from the segment without decoded.bin");
         assert_eq!((index.segments().len(), dated.segments().len()), (2, 2), "two writer threads asked for: two segments to search across");

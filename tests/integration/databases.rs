@@ -315,6 +315,14 @@ fn csv_folders_and_databases_by_id() {
     std::fs::create_dir(&bad_csv).unwrap();
     write(&bad_csv, "t.csv", "a,b\n1,2\n3\n");
     verify_db(&closed_url(), &one, &bad_csv, dir.path()).code(1).stderr(contains("t.csv:3:"));
+    // Issue 37 (class 5): databases by db_id with one stray .csv beside them were read as one
+    // database of that CSV, every db_id ignored. Both readings are named, and nothing is guessed.
+    write(&by_id, "stray.csv", "a,b\n1,2\n");
+    verify_db(&closed_url(), &one, &by_id, dir.path())
+        .code(1)
+        .stderr(contains("one database of the tables in its .csv files (stray.csv)"))
+        .stderr(contains("databases picked by each claim's db_id (crime/crime.sqlite)"))
+        .stderr(contains("hint: keep the .csv files and the databases by id in separate folders"));
 }
 
 /// The four locks and the timeout, without a model: no statement changes the file, a runaway

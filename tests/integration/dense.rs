@@ -271,12 +271,14 @@ fn models_are_found_from_any_directory_and_checked_by_hash() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("idx");
     quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&index).arg("--dense").arg(&model_dir).arg("--ort-lib").arg(&lib).assert().success();
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(index.join("manifest.json")).unwrap()).unwrap();
+    let manifest_path = quantir::index::testing::current_generation_dir(&index).join("manifest.json");
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
     assert_eq!(manifest["dense"]["model_sha256"], "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6", "the model file's sha256 (scripts/models.sha256)");
     // The recorded folder is gone from here: a relative path, seen from elsewhere.
     let mut manifest = manifest;
     manifest["dense"]["model_dir"] = "models/all-minilm-l6-v2".into();
-    std::fs::write(index.join("manifest.json"), manifest.to_string()).unwrap();
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    quantir::index::testing::restamp(&index).unwrap();
     let elsewhere = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let run = |models: Option<&std::path::Path>| {

@@ -22,8 +22,9 @@ fn decompositions(text: &str) -> serde_json::Value {
 /// A QuanTemp++ folder: the sample's 732 dated snippets as corpus.json; its 12 claims as test.json
 /// (position ids) with three decompositions each, derived from the claim's words; its qrels by
 /// position; a QGen CSV; and as train.json the first 90 real QuanTemp validation claims with their
-/// real labels (undated: the data has no dates for them) and derived decompositions.
-fn folder(dir: &std::path::Path) -> std::path::PathBuf {
+/// real labels and derived decompositions, dated 2024-01-01 (the data has no dates for them, and
+/// an experiment leaves undated claims out: after every snippet, the cutoff keeps them all).
+pub fn folder(dir: &std::path::Path) -> std::path::PathBuf {
     let data = dir.join("qt");
     std::fs::create_dir(&data).unwrap();
     std::fs::copy(repo().join("data/quantemp-sample/corpus.json"), data.join("corpus.json")).unwrap();
@@ -49,6 +50,7 @@ fn folder(dir: &std::path::Path) -> std::path::PathBuf {
             let mut claim = decompositions(&text);
             claim["claim"] = text.into();
             claim["label"] = v["label"].clone();
+            claim["published"] = "2024-01-01".into();
             claim
         })
         .collect();
@@ -253,4 +255,117 @@ fn experiment_runs_llm_planners_when_an_endpoint_is_given() {
     // Without an endpoint an llm planner is refused by name before any work.
     quantir().args(["experiment", "quantemp", "--planners", "claim-only,llm-fcdecomp", "--data"]).arg(&data).arg("--output").arg(dir.path().join("out2")).env_remove("QUANTIR_LLM_URL").env_remove("QUANTIR_LLM_MODEL").assert().code(1).stderr(contains("llm-fcdecomp asks an LLM"));
     assert!(!dir.path().join("out2/index").exists(), "refused before indexing");
+}
+
+/// `experiment quantemp` on `data` into `out`, claim-only and QGen, no verification table.
+fn small_experiment(data: &std::path::Path, out: &std::path::Path, extra: &[&str]) -> assert_cmd::assert::Assert {
+    quantir().args(["experiment", "quantemp", "--no-verification", "--planners", "claim-only,qgen", "--data"]).arg(data).arg("--output").arg(out).args(extra).assert()
+}
+
+fn stderr(assert: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&assert.get_output().stderr).into_owned()
+}
+
+/// Issue 37 (class 1): a rerun reused whatever sat in the output folder under the right file name
+/// — the old tables after the claims' dates changed, after `corpus.json` was halved, with another
+/// `-k`, `--depth` or `--fusion`; a hand-made run became the baseline. Now every artifact records
+/// what made it and is reused only when that record matches and its bytes are as written; the
+/// tables say what made them.
+#[test]
+fn issue_37_reruns_reuse_only_what_the_same_data_and_settings_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = folder(dir.path());
+    let out = dir.path().join("out");
+    let first = small_experiment(&data, &out, &[]).success();
+    let tables = String::from_utf8(first.get_output().stdout.clone()).unwrap();
+    assert!(tables.contains("- corpus: ") && tables.contains("- claims: ") && tables.contains("settings: ") && tables.contains("fingerprint "), "the header says what made the tables:\n{tables}");
+    let grid: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("grid.json")).unwrap()).unwrap();
+    assert!(grid["provenance"]["fingerprint"].is_string() && grid["provenance"]["inputs"].as_array().unwrap().len() >= 4, "{}", grid["provenance"]);
+    // Unchanged: everything reused, nothing indexed, run or trained.
+    let again = small_experiment(&data, &out, &[]).success();
+    let log = stderr(&again);
+    assert!(log.contains("reusing") && !log.contains("ran ") && !log.contains("index (BM25)") && !log.contains("redoing"), "{log}");
+    assert_eq!(String::from_utf8(again.get_output().stdout.clone()).unwrap(), tables);
+    // Other settings: every run is made again, saying which setting changed.
+    for (flag, value, said) in [("-k", "50", "k 100 → 50"), ("--depth", "20", "depth 100 → 20"), ("--fusion", "rrf", "fusion")] {
+        let log = stderr(&small_experiment(&data, &out, &[flag, value]).success());
+        assert!(log.contains("redoing") && log.contains(said) && log.contains("ran "), "{flag} {value}: {log}");
+    }
+    // With --resume strict, an artifact made otherwise is refused, and nothing is changed.
+    let run = out.join("runs/claim-only.filter.bm25.trec");
+    let before = std::fs::read(&run).unwrap();
+    let log = stderr(&small_experiment(&data, &out, &["--resume", "strict"]).code(1));
+    assert!(log.contains("with other settings") && log.contains("hint: run without --resume strict"), "{log}");
+    assert_eq!(std::fs::read(&run).unwrap(), before);
+    small_experiment(&data, &out, &[]).success();
+    // A hand-made run under the baseline's name is never reused.
+    std::fs::write(&run, "0 Q0 planted 1 99.0 hand\n").unwrap();
+    let planted = small_experiment(&data, &out, &[]).success();
+    assert!(stderr(&planted).contains("was changed after quantir wrote it"), "{}", stderr(&planted));
+    assert_eq!(String::from_utf8(planted.get_output().stdout.clone()).unwrap(), tables);
+    std::fs::write(&run, "0 Q0 planted 1 99.0 hand\n").unwrap();
+    std::fs::remove_file(out.join("runs/claim-only.filter.bm25.trec.provenance.json")).unwrap();
+    let log = stderr(&small_experiment(&data, &out, &[]).success());
+    assert!(log.contains("has no provenance record"), "{log}");
+    // Other claims' dates: the runs are made again.
+    let test_path = data.join("test.json");
+    let mut test: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&test_path).unwrap()).unwrap();
+    test[0]["published"] = "2010-01-01".into();
+    write(&data, "test.json", serde_json::to_string(&test).unwrap());
+    let log = stderr(&small_experiment(&data, &out, &[]).success());
+    assert!(log.contains("redoing") && log.contains("test.json changed"), "{log}");
+    // Half the corpus: the index is built again (a new generation), then every run.
+    let corpus: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(data.join("corpus.json")).unwrap()).unwrap();
+    let half: serde_json::Map<String, serde_json::Value> = corpus.into_iter().take(366).collect();
+    write(&data, "corpus.json", serde_json::to_string(&half).unwrap());
+    let log = stderr(&small_experiment(&data, &out, &[]).success());
+    assert!(log.contains("rebuilding") && log.contains("corpus.json is not the file it was built from") && log.contains("indexed 366 snippets"), "{log}");
+    assert_eq!(quantir::index::Index::open(&out.join("index")).unwrap().num_docs(), 366);
+}
+
+/// Issue 37 (class 4): an undated claim ran without its cutoff in the "with temporal filter"
+/// columns; an empty corpus, claims file or qrels gave full tables of 0.0000 (and -0.0000); a
+/// QGen file lacking most claims gave a row computed mostly from the claim alone, unmarked.
+#[test]
+fn issue_37_missing_and_empty_data_are_errors_or_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = folder(dir.path());
+    let out = dir.path().join("out");
+    // An undated claim is left out of every cell, and named.
+    let test_path = data.join("test.json");
+    let original = std::fs::read_to_string(&test_path).unwrap();
+    let mut test: Vec<serde_json::Value> = serde_json::from_str(&original).unwrap();
+    test[3]["published"] = serde_json::Value::Null;
+    write(&data, "test.json", serde_json::to_string(&test).unwrap());
+    // QGen queries for three claims only.
+    let qgen = std::fs::read_to_string(data.join("qgen_out.csv")).unwrap();
+    write(&data, "qgen_out.csv", qgen.lines().take(4).collect::<Vec<_>>().join("\n") + "\n");
+    let assert = small_experiment(&data, &out, &[]).success();
+    let tables = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert!(tables.contains("claims: 11 run; 1 claims of test.json without a date left out of every cell (3)"), "{tables}");
+    assert!(tables.contains("| QGen (3 of 11 claims; 8 run as the claim alone) |"), "{tables}");
+    assert!(!tables.contains("-0.0000"), "{tables}");
+    let grid: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("grid.json")).unwrap()).unwrap();
+    assert_eq!((grid["claims"].as_u64(), grid["undated"].clone()), (Some(11), serde_json::json!(["3"])));
+    for cell in grid["cells"].as_array().unwrap() {
+        let run = std::fs::read_to_string(cell["run"].as_str().unwrap()).unwrap();
+        assert!(!run.lines().any(|l| l.starts_with("3 ")), "the undated claim is in no run");
+    }
+    write(&data, "test.json", &original);
+    // Empty inputs: an error naming the file, exit 1, no tables.
+    for (file, empty, said) in [("corpus.json", "{}", "no documents"), ("test.json", "[]", "no claims"), ("test_qrels.json", "{}", "no judgments")] {
+        let saved = std::fs::read(data.join(file)).unwrap();
+        write(&data, file, empty);
+        let fresh = dir.path().join(format!("out-{file}"));
+        let log = stderr(&small_experiment(&data, &fresh, &[]).code(1));
+        assert!(log.contains(file) && log.contains(said) && log.contains("hint:"), "{file}: {log}");
+        assert!(!fresh.join("tables.md").exists());
+        std::fs::write(data.join(file), saved).unwrap();
+    }
+    // Qrels that judge none of the claims.
+    let saved = std::fs::read(data.join("test_qrels.json")).unwrap();
+    write(&data, "test_qrels.json", r#"{"999": {"x": 1}}"#);
+    let log = stderr(&small_experiment(&data, &dir.path().join("out-foreign"), &[]).code(1));
+    assert!(log.contains("none of its 1 judged queries is among the 12 claims"), "{log}");
+    std::fs::write(data.join("test_qrels.json"), saved).unwrap();
 }

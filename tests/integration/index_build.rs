@@ -29,7 +29,7 @@ fn kill_9_mid_build_leaves_the_old_index() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("idx");
     build(&fixture("jsonl/corpus.jsonl"), &index).success();
-    let before = std::fs::read(index.join("manifest.json")).unwrap();
+    let before = std::fs::read(index.join("CURRENT")).unwrap();
 
     // Large enough that indexing takes a while in a debug build.
     let mut big = String::new();
@@ -45,7 +45,8 @@ fn kill_9_mid_build_leaves_the_old_index() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let staging = dir.path().join(format!(".idx.staging-{}", child.id()));
+    // An index already there gets its next generation, staged inside it.
+    let staging = index.join(format!(".gen-000002.staging-{}", child.id()));
     let started = Instant::now();
     while !staging.join("tantivy").exists() {
         assert!(child.try_wait().unwrap().is_none(), "the build ended before it could be killed");
@@ -57,14 +58,18 @@ fn kill_9_mid_build_leaves_the_old_index() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 
-    assert_eq!(std::fs::read(index.join("manifest.json")).unwrap(), before);
+    assert_eq!(std::fs::read(index.join("CURRENT")).unwrap(), before);
     let opened = Index::open(&index).unwrap();
-    assert_eq!(opened.num_docs(), 5);
+    assert_eq!((opened.num_docs(), opened.generation()), (5, 1));
     assert!(staging.exists(), "the killed build's staging folder is left behind");
-    // The next build clears it.
+    drop(opened);
+    // The next build clears it, and takes a number the killed one never finished.
     build(&fixture("beir"), &index).success();
     assert!(!staging.exists());
-    assert_eq!(Index::open(&index).unwrap().num_docs(), 3);
+    let rebuilt = Index::open(&index).unwrap();
+    assert_eq!((rebuilt.num_docs(), rebuilt.generation()), (3, 3));
+    let names: Vec<String> = std::fs::read_dir(&index).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(!names.iter().any(|n| n == "gen-000001"), "the old generation is collected once nobody holds it: {names:?}");
 }
 
 #[test]
@@ -72,15 +77,31 @@ fn another_analyzer_version_is_refused_with_a_hint() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("idx");
     build(&fixture("jsonl/corpus.jsonl"), &index).success();
-    let manifest_path = index.join("manifest.json");
+    let manifest_path = quantir::index::testing::current_generation_dir(&index).join("manifest.json");
     let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    // Edited by hand, the manifest no longer has the digest CURRENT records: damaged.
     std::fs::write(&manifest_path, manifest.replace("\"analyzer_version\": 1", "\"analyzer_version\": 999")).unwrap();
+    let err = Index::open(&index).unwrap_err().to_string();
+    assert!(err.contains("manifest.json: damaged index file") && err.contains("CURRENT records"), "{err}");
+    // As another quantir would have written it (its digest recorded): refused by version.
+    quantir::index::testing::restamp(&index).unwrap();
     let err = Index::open(&index).unwrap_err().to_string();
     assert!(err.contains("incompatible index: analyzer_version is \"quantir-numeric-en\" 999"), "{err}");
     assert!(err.contains("hint: rebuild it with `quantir index --corpus <CORPUS> --index"), "{err}");
-    std::fs::write(&manifest_path, manifest.replace("\"format_version\": 1", "\"format_version\": 0")).unwrap();
-    assert!(Index::open(&index).unwrap_err().to_string().contains("format_version is 0"));
+    std::fs::write(&manifest_path, manifest.replace("\"format_version\": 2", "\"format_version\": 3")).unwrap();
+    quantir::index::testing::restamp(&index).unwrap();
+    assert!(Index::open(&index).unwrap_err().to_string().contains("format_version is 3"));
     assert!(Index::open(dir.path()).unwrap_err().to_string().contains("not a quantir index"));
+    // A folder of format 1 (one manifest at its top, no generations): refused with the hint, and
+    // replaced by the next build.
+    let old = dir.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    std::fs::write(old.join("manifest.json"), "{\"format_version\": 1}").unwrap();
+    let err = Index::open(&old).unwrap_err().to_string();
+    assert!(err.contains("format_version is 1, this quantir reads 2") && err.contains("hint: rebuild it"), "{err}");
+    build(&fixture("jsonl/corpus.jsonl"), &old).success();
+    assert!(!old.join("manifest.json").exists());
+    assert_eq!(Index::open(&old).unwrap().num_docs(), 5);
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod experiment;
 mod formats;
 mod fuse_oracle;
 mod index_build;
+mod integrity;
 pub mod plan;
 mod scifact;
 mod regression;

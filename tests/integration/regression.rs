@@ -47,9 +47,9 @@ fn issue_12_outputs_never_overwrite_inputs() {
     quantir().args(["run", "--index"]).arg(&index).arg("--claims").arg(&claims).arg("--output").arg(&claims).assert().code(1).stderr(contains("would overwrite the input"));
     quantir().args(["plan", "--plan", "numeric", "--claims"]).arg(&claims).arg("--output").arg(dir.path().join(".").join("c.jsonl")).assert().code(1).stderr(contains("would overwrite the input"));
     assert_eq!(std::fs::read(&claims).unwrap(), before);
-    let manifest = std::fs::read(index.join("manifest.json")).unwrap();
-    quantir().args(["run", "--index"]).arg(&index).arg("--claims").arg(&claims).arg("--output").arg(index.join("manifest.json")).assert().code(1).stderr(contains("lies inside the index"));
-    assert_eq!(std::fs::read(index.join("manifest.json")).unwrap(), manifest);
+    let manifest = std::fs::read(index.join("CURRENT")).unwrap();
+    quantir().args(["run", "--index"]).arg(&index).arg("--claims").arg(&claims).arg("--output").arg(index.join("CURRENT")).assert().code(1).stderr(contains("lies inside the index"));
+    assert_eq!(std::fs::read(index.join("CURRENT")).unwrap(), manifest);
     let run = dir.path().join("r.trec");
     quantir().args(["run", "--index"]).arg(&index).arg("--claims").arg(&claims).arg("--output").arg(&run).assert().success();
     quantir().args(["fuse", "--method", "rrf"]).arg(&run).arg(&run).arg("--output").arg(&run).assert().code(1).stderr(contains("would overwrite the input"));

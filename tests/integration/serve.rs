@@ -397,3 +397,96 @@ fn schemathesis_finds_nothing_against_the_openapi_document() {
         assert!(report.contains("No issues found") && report.contains(&format!("Tested: {operations}")), "{report}");
     }
 }
+
+/// Writes a QuanTemp++ corpus.json of the sample's first `n` snippets into `dir/name`.
+fn part_of_sample(dir: &std::path::Path, name: &str, n: usize) -> std::path::PathBuf {
+    let all: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-sample/corpus.json")).unwrap()).unwrap();
+    let part: serde_json::Map<String, serde_json::Value> = all.into_iter().take(n).collect();
+    crate::util::write(dir, name, serde_json::to_string(&part).unwrap())
+}
+
+fn health(server: &Server) -> serde_json::Value {
+    reqwest::blocking::get(format!("{}/api/health", server.url)).unwrap().json().unwrap()
+}
+
+/// Issue 37 (class 3): `quantir index` into the folder a server serves — before the server's
+/// first search too, which then got 422 "incompatible index" until a restart — is picked up at
+/// the next request. Under concurrent searches across rebuilds, every answer is a 200 from the old
+/// or the new generation, each client sees generations only move forward, and `/api/health`
+/// reports the generation served; the generations no reader holds are removed.
+#[test]
+fn issue_37_rebuilds_under_a_running_server_answer_from_old_then_new() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (dir, index) = sample_index();
+    let full = repo().join("data/quantemp-sample/corpus.json");
+    let half = part_of_sample(dir.path(), "half.json", 366);
+    let rebuild = |corpus: &std::path::Path| crate::util::quantir().args(["index", "--corpus"]).arg(corpus).arg("--index").arg(&index).assert().success();
+    let server = Server::start(&index);
+    let search = || post(&format!("{}/api/search", server.url), serde_json::json!({"claim": FLORIDA, "date": "2023-04-24", "k": 5}).to_string());
+    // Rebuilt before the server searched anything.
+    rebuild(&half);
+    let (status, json) = search();
+    assert_eq!((status, json["generation"].as_u64()), (200, Some(2)), "{json}");
+    let h = health(&server);
+    assert_eq!((h["generation"]["number"].as_u64(), h["documents"].as_u64(), h["status"].as_str()), (Some(2), Some(366), Some("ok")), "{h}");
+    // Concurrent searches across six more rebuilds.
+    let stop = AtomicBool::new(false);
+    let seen: Vec<Vec<(u16, Option<u64>)>> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut seen = Vec::new();
+                    while !stop.load(Ordering::Relaxed) {
+                        let (status, json) = search();
+                        seen.push((status, json["generation"].as_u64()));
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for round in 0..6 {
+            rebuild(if round % 2 == 0 { &full } else { &half });
+            std::thread::sleep(Duration::from_millis(150));
+        }
+        stop.store(true, Ordering::Relaxed);
+        clients.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    for (client, answers) in seen.iter().enumerate() {
+        assert!(answers.len() > 3, "client {client} searched: {answers:?}");
+        assert!(answers.iter().all(|(status, generation)| *status == 200 && generation.is_some()), "client {client}: {answers:?}");
+        assert!(answers.windows(2).all(|w| w[0].1 <= w[1].1), "client {client} saw an older generation after a newer one: {answers:?}");
+    }
+    assert!(seen.iter().flatten().any(|(_, g)| *g == Some(8)), "the last generation was served");
+    let (status, json) = search();
+    assert_eq!((status, json["generation"].as_u64()), (200, Some(8)));
+    let h = health(&server);
+    assert_eq!((h["generation"]["number"].as_u64(), h["documents"].as_u64()), (Some(8), Some(366)), "{h}");
+    assert!(h["generation"]["reload_error"].is_null(), "{h}");
+    // One more build: every generation the server no longer holds is removed.
+    rebuild(&full);
+    search();
+    rebuild(&half);
+    let generations = std::fs::read_dir(&index).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("gen-")).count();
+    assert!(generations <= 2, "{generations} generations kept");
+}
+
+/// Issue 37 (class 3): a new generation the server cannot serve — damaged here — is not served:
+/// the one held answers on (200), and `/api/health` says why the new one is not served.
+#[test]
+fn issue_37_a_damaged_new_generation_leaves_the_old_one_in_service() {
+    let (dir, index) = sample_index();
+    let server = Server::start(&index);
+    let search = || post(&format!("{}/api/search", server.url), serde_json::json!({"claim": FLORIDA, "k": 3}).to_string());
+    assert_eq!(search().1["generation"].as_u64(), Some(1));
+    let half = part_of_sample(dir.path(), "half.json", 300);
+    crate::util::quantir().args(["index", "--corpus"]).arg(&half).arg("--index").arg(&index).assert().success();
+    let ids = index.join("gen-000002/ids.json");
+    let mut bytes = std::fs::read(&ids).unwrap();
+    bytes[3] ^= 0x20;
+    std::fs::write(&ids, bytes).unwrap();
+    let (status, json) = search();
+    assert_eq!((status, json["generation"].as_u64()), (200, Some(1)), "{json}");
+    let h = health(&server);
+    assert_eq!(h["generation"]["number"].as_u64(), Some(1));
+    assert!(h["generation"]["reload_error"].as_str().is_some_and(|e| e.contains("ids.json: damaged index file")), "{h}");
+}

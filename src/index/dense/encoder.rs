@@ -142,6 +142,9 @@ impl Encoder {
     /// Loads the model folder `dir` with ONNX Runtime from `runtime` (`libonnxruntime.so`), with
     /// `workers` sessions (module doc) and `batch_size` texts per model call.
     pub fn open(dir: &Path, config: EncoderConfig, runtime: &Path, workers: usize, batch_size: usize) -> Result<Encoder> {
+        crate::ranges::ENCODER_WORKERS.check(workers as u64)?;
+        crate::ranges::BATCH_SIZE.check(batch_size as u64)?;
+        crate::ranges::MAX_LENGTH.check(config.max_length as u64)?;
         let env = environment(runtime)?;
         let model = dir.join(&config.model);
         let tokenizer_path = dir.join(&config.tokenizer);

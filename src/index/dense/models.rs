@@ -170,6 +170,23 @@ impl EncoderOptions {
     }
 }
 
+/// Whether a server whose query encoder is `encoder` (its settings and folder; `None` for a
+/// server without one) can serve `index` as it serves the generation it holds: a server
+/// without an encoder serves BM25 only, whatever the index holds; one with an encoder needs
+/// vectors made by its model.
+pub fn serves_vectors_of(index: &Index, encoder: Option<(&EncoderConfig, &Path)>) -> Result<()> {
+    match (encoder, index.manifest().dense.as_ref()) {
+        (None, _) => Ok(()),
+        (Some((config, dir)), Some(dense)) => dense.check_model(index.path(), dir, config),
+        (Some((config, _)), None) => Err(crate::Error::IncompatibleIndex {
+            path: index.path().to_path_buf(),
+            what: "dense vectors",
+            found: format!("none in generation {}", index.generation()),
+            supported: format!("vectors of {}, which this server encodes queries with", config.name),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
