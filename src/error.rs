@@ -78,6 +78,18 @@ pub enum Error {
         byte_offset: usize,
     },
 
+    /// A record longer than a reader takes (`--max-record-mib`): an input that never ends a
+    /// record (`/dev/zero`) costs that much memory and no more.
+    #[error("{}:{at}: a record of more than {max_bytes} bytes starts here, the most quantir reads (--max-record-mib {})\n\nhint: check that this is a file of records; if a record really is that long, raise --max-record-mib", path.display(), max_bytes.div_ceil(1 << 20))]
+    RecordTooLong {
+        /// The input file.
+        path: PathBuf,
+        /// Where the record starts.
+        at: Position,
+        /// The most a record may hold.
+        max_bytes: u64,
+    },
+
     /// Two records share an id.
     #[error("{}:{line}: duplicate id \"{id}\" (first at line {first_line})", path.display())]
     DuplicateId {

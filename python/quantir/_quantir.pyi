@@ -54,10 +54,12 @@ class Index:
         hnsw_ef_construction: int = 200,
         encoder_workers: int = 2,
         batch_size: int = 4,
+        max_record_mib: int = 64,
         progress: Progress = None,
     ) -> "Index":
         """Builds an index of a JSONL file, a BEIR folder or a QuanTemp++ corpus.json (BM25 k1 0.9,
-        b 0.4 unless given), replacing `index` atomically, and opens it. `doc_order` "date" stores
+        b 0.4 unless given), as a new generation of `index` (a new folder is moved into place
+        whole), and opens it. A record longer than `max_record_mib` is an error. `doc_order` "date" stores
         documents by publication date (a date cutoff reads only the postings before it), "corpus" in
         the corpus's order; results are the same."""
     @property

@@ -7,13 +7,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyType};
 
-use quantir::corpus::{load_corpus, Format};
+use quantir::corpus::{Format, LoadOptions};
 use quantir::engine::{hybrid_fusion, run_ranked, PlanRunConfig, RankedHits, RunConfig};
 use quantir::fuse::{FusionConfig, Method, RRF_K};
 use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
 use quantir::index::dense::models::serves_vectors_of;
-use quantir::index::{build, check_target, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig, Live};
+use quantir::index::{build_from_path, check_target, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig, Live};
 use quantir::plan::{planner_for, LlmConfig, MmrConfig, PlanSpec};
 use quantir::retrieve::{Cutoff, Retriever};
 
@@ -175,7 +175,7 @@ impl Index {
     /// passage. `progress(phase, done, total)` is called as the work goes on. `doc_order` is
     /// "date" (the default: a date cutoff reads only the postings before it) or "corpus".
     #[classmethod]
-    #[pyo3(signature = (corpus, index, *, format="auto", k1=None, b=None, threads=0, doc_order="date", dense=None, ort_lib=None, f16=false, hnsw=false, hnsw_m=16, hnsw_ef_construction=200, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size, progress=None))]
+    #[pyo3(signature = (corpus, index, *, format="auto", k1=None, b=None, threads=0, doc_order="date", dense=None, ort_lib=None, f16=false, hnsw=false, hnsw_m=16, hnsw_ef_construction=200, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size, max_record_mib=quantir::io::DEFAULT_MAX_RECORD_BYTES >> 20, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn build<'py>(
         cls: &Bound<'py, PyType>,
@@ -194,9 +194,11 @@ impl Index {
         hnsw_ef_construction: usize,
         encoder_workers: usize,
         batch_size: usize,
+        max_record_mib: usize,
         progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = cls.py();
+        let load = LoadOptions { max_record_bytes: at_least_one("max_record_mib", max_record_mib)?.saturating_mul(1 << 20), ..LoadOptions::default() };
         let format: Format = choice("format", format)?;
         let doc_order: DocOrder = choice("doc_order", doc_order)?;
         let bm25 = Bm25Params::default().over(k1, b).unwrap_or_default();
@@ -206,14 +208,13 @@ impl Index {
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| -> quantir::Result<()> {
             check_target(&index)?;
-            let documents = load_corpus(&corpus, format)?;
             let encoder = options.encoder(None, &roots)?;
             let dense = encoder.as_ref().map(|encoder| DenseConfig {
                 encoder,
                 dtype: if f16 { VectorDtype::F16 } else { VectorDtype::F32 },
                 hnsw: hnsw.then_some(HnswParams { max_connections: hnsw_m, ef_construction: hnsw_ef_construction }),
             });
-            build(&documents, &corpus, &index, &IndexConfig { bm25, threads, dense, doc_order }, &reporter)?;
+            build_from_path(&corpus, format, &load, &index, &IndexConfig { bm25, threads, dense, doc_order }, &reporter)?;
             Ok(())
         });
         reporter.finish_with(result.or_raise())?;

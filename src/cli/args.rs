@@ -64,6 +64,22 @@ fn llm_url(text: &str) -> Result<String, String> {
     quantir::plan::check_url(text).map(|()| text.to_string()).map_err(|e| e.to_string())
 }
 
+/// `--max-record-mib`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The longest record of the corpus read, in MiB, 1 to 4095: a longer one is an error naming
+    /// where it starts (an input that never ends a record costs this much memory and no more)
+    #[arg(long, value_name = "MIB", default_value_t = (quantir::io::DEFAULT_MAX_RECORD_BYTES >> 20) as u64, value_parser = clap::value_parser!(u64).range(1..=4095))]
+    pub max_record_mib: u64,
+}
+
+impl RecordArgs {
+    /// How the corpus is read.
+    pub fn options(&self) -> quantir::corpus::LoadOptions {
+        quantir::corpus::LoadOptions { max_record_bytes: (self.max_record_mib << 20) as usize, ..Default::default() }
+    }
+}
+
 /// `--threads`.
 #[derive(Debug, Args)]
 pub struct ThreadsArgs {

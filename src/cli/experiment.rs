@@ -74,6 +74,8 @@ pub struct QuantempArgs {
     #[command(flatten)]
     llm: LlmArgs,
     #[command(flatten)]
+    records: super::args::RecordArgs,
+    #[command(flatten)]
     dense: DenseArgs,
     #[command(flatten)]
     threads: ThreadsArgs,
@@ -118,7 +120,7 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
         eprintln!("test.json: {}", test_claims.describe());
     }
     let started = Instant::now();
-    let (index, built) = prepare_index(&folder, &args.output, encoder.as_ref(), args.threads.threads, args.resume, &Bar::default(), &mut |line| eprintln!("{line}"))?;
+    let (index, built) = prepare_index(&folder, &args.output, encoder.as_ref(), args.threads.threads, &args.records.options(), args.resume, &Bar::default(), &mut |line| eprintln!("{line}"))?;
     if let Some(summary) = built {
         stage(if needs_vectors { "index (BM25 and encoding)" } else { "index (BM25)" }, started);
         eprintln!("indexed {} snippets ({} undated){}", summary.documents, summary.undated, if needs_vectors { format!(", encoded {} ({} resumed)", summary.encoded + summary.resumed, summary.resumed) } else { String::new() });

@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use quantir::corpus::{load_corpus, Format};
+use quantir::corpus::Format;
 use quantir::index::dense::VectorDtype;
-use quantir::index::{build, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig};
+use quantir::index::{build_from_path, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig};
 
 use super::args::{BackendArgs, Bm25Args, DenseArgs, ThreadsArgs};
 use super::progress::Bar;
@@ -36,6 +36,8 @@ pub struct IndexArgs {
     opensearch_batch: u64,
     #[command(flatten)]
     bm25: Bm25Args,
+    #[command(flatten)]
+    records: super::args::RecordArgs,
     /// Order of documents inside the embedded index: by date (a date cutoff then reads only the
     /// postings before it) or as in the corpus; results are the same either way [default: date]
     #[arg(long, value_enum)]
@@ -65,8 +67,6 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
     let target = args.backend.folder(&args.index)?.clone();
     let started = Instant::now();
     quantir::index::check_target(&target)?;
-    let corpus = load_corpus(&args.corpus, args.format)?;
-    let loaded = started.elapsed().as_secs_f64();
     let encoder = args.dense.encoder(None)?;
     let dense = encoder.as_ref().map(|encoder| DenseConfig {
         encoder,
@@ -74,7 +74,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
         hnsw: args.hnsw.then_some(HnswParams { max_connections: args.hnsw_m, ef_construction: args.hnsw_ef_construction }),
     });
     let config = IndexConfig { bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(), threads: args.threads.threads, dense, doc_order: args.doc_order.unwrap_or_default() };
-    let summary = build(&corpus, &args.corpus, &target, &config, &Bar::default())
+    let (summary, loaded) = build_from_path(&args.corpus, args.format, &args.records.options(), &target, &config, &Bar::default())
         .with_context(|| format!("building the index at {}", target.display()))?;
     let total = started.elapsed().as_secs_f64();
     eprintln!(
@@ -85,9 +85,8 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
         target.display(),
         total,
         summary.documents as f64 / total.max(1e-9),
-        loaded,
+        (total - summary.seconds).max(0.0),
     );
-    let loaded = &corpus.summary;
     if loaded.no_date_field > 0 {
         eprintln!("  {} documents have no date field", loaded.no_date_field);
     }
@@ -109,7 +108,7 @@ fn load_cluster(args: &IndexArgs, config: quantir::opensearch::ClusterConfig) ->
         anyhow::bail!("--doc-order orders the embedded index; OpenSearch keeps its own order (nothing was loaded)");
     }
     let started = Instant::now();
-    let corpus = load_corpus(&args.corpus, args.format)?;
+    let corpus = quantir::corpus::scan_corpus(&args.corpus, args.format, &quantir::corpus::LoadOptions { in_memory_bytes: u64::MAX, ..args.records.options() })?.into_corpus()?;
     let cluster = quantir::opensearch::Cluster::connect(config)?;
     let load = quantir::opensearch::LoadConfig {
         bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(),

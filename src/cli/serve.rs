@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use anyhow::Context;
 use clap::Args;
 use quantir::index::dense::models::serves_vectors_of;
 use quantir::index::{Accept, Index, Live};
@@ -106,7 +107,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     let runtime = runtime.enable_all().build()?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(args.addr).await?;
+        let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}\n\nhint: choose another --addr (port 0 picks a free one)", args.addr))?;
         let addr = listener.local_addr()?;
         eprintln!("serving {name} ({documents} documents) on http://{addr}/");
         serve(listener, state, shutdown_signal()).await?;

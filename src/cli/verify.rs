@@ -114,7 +114,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             });
         }
         json["risk_coverage"] = serde_json::to_value(&selective.curve)?;
-        std::fs::write(args.output.join("cv_scores.json"), serde_json::to_string_pretty(&json)?)?;
+        quantir::io::write_replacing(&args.output.join("cv_scores.json"), serde_json::to_string_pretty(&json)?.as_bytes())?;
         println!("{}-fold cross-validation over {} claims ({}):", args.folds, set.examples.len(), if config.with_evidence { format!("claim + top-{} evidence", args.top) } else { "claim only".into() });
         print_scores(&report.scores);
         println!("calibration  ECE {:.4} before, {:.4} after{}", uncalibrated.ece, selective.ece, if config.calibrate { "" } else { " (not calibrated)" });

@@ -6,14 +6,15 @@ use std::path::{Path, PathBuf};
 use super::Format;
 use crate::error::{Error, Result};
 
-/// The format and the file to read for a corpus path.
-pub(super) fn corpus(path: &Path, format: Format) -> Result<(Format, PathBuf)> {
-    resolve(path, format, Role::Corpus)
+/// The format and the file to read for a corpus path; detection reads at most `max_record`
+/// bytes of the first line.
+pub(super) fn corpus(path: &Path, format: Format, max_record: usize) -> Result<(Format, PathBuf)> {
+    resolve(path, format, Role::Corpus, max_record)
 }
 
 /// The format and the file to read for a claims path.
 pub(super) fn claims(path: &Path, format: Format) -> Result<(Format, PathBuf)> {
-    resolve(path, format, Role::Claims)
+    resolve(path, format, Role::Claims, crate::io::DEFAULT_MAX_RECORD_BYTES)
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -35,7 +36,7 @@ impl Role {
 /// The claims files of a QuanTemp++ folder (the benchmark's splits).
 const QUANTEMP_SPLITS: [&str; 3] = ["test.json", "val.json", "train.json"];
 
-fn resolve(path: &Path, format: Format, role: Role) -> Result<(Format, PathBuf)> {
+fn resolve(path: &Path, format: Format, role: Role, max_record: usize) -> Result<(Format, PathBuf)> {
     let unknown = |why: String| unknown(path, why);
     if path.is_dir() {
         return folder(path, format, role);
@@ -44,7 +45,7 @@ fn resolve(path: &Path, format: Format, role: Role) -> Result<(Format, PathBuf)>
     if format != Format::Auto {
         return Ok((format, file));
     }
-    let first = first_line(path)?;
+    let first = first_line(path, max_record)?;
     let trimmed = first.trim_start();
     if trimmed.starts_with('[') {
         return if role == Role::Claims {
@@ -106,10 +107,12 @@ fn name(format: Format) -> &'static str {
     }
 }
 
-/// The first non-blank line (lossily decoded: this only peeks; the loader checks UTF-8).
-fn first_line(path: &Path) -> Result<String> {
+/// The first non-blank line, of at most `max` bytes (lossily decoded: this only peeks; the
+/// loader checks UTF-8 and reports a longer record).
+fn first_line(path: &Path, max: usize) -> Result<String> {
+    use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::new(file);
+    let mut reader = BufReader::new(file.take(max as u64));
     let mut buf = Vec::new();
     let mut first = true;
     loop {

@@ -2,16 +2,15 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::fields::{describe, Fields};
-use super::{beir, detect, jsonl, quantemp, Claim, Corpus, Document, Format, PubDate};
+use super::{beir, detect, jsonl, quantemp, Claim, Corpus, Document, Format, LoadSummary, PubDate};
 use crate::error::{Error, Position, Result};
-use crate::io::{json_error, read_utf8, read_utf8_digested, JsonlLines, Positions, Record};
+use crate::io::{json_error, read_utf8, JsonlLines, Layout, Positions, Record, RecordReader};
 
 /// How many undated records a [`LoadSummary`] shows.
 const UNDATED_EXAMPLES: usize = 5;
@@ -39,64 +38,304 @@ struct Records<'a> {
     items: Vec<(Option<String>, Record<'a>)>,
 }
 
-/// Reads the evidence collection at `path`.
-pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
-    let (format, file) = detect::corpus(path, format)?;
-    let (text, digest) = read_utf8_digested(&file)?;
-    let records = match format {
-        Format::Quantemp => object_records(&file, &text)?,
-        _ => line_records(&text),
-    };
-    // Parsing and date reading are per record, so they run on every core; the checks that span
-    // records (duplicate ids, the first error in file order) run after, in file order.
-    let parsed: Vec<Result<(RawDocument, Option<PubDate>)>> = records
-        .items
-        .par_iter()
-        .map(|(key, record)| {
-            let fields = Fields::parse(&file, record.at, record.text)?;
-            let raw = match format {
-                Format::Beir => beir::document(&fields)?,
-                Format::Quantemp => quantemp::document(key.as_deref().unwrap_or_default(), &fields)?,
-                Format::Jsonl | Format::Auto => jsonl::document(&fields)?,
-            };
-            let date = raw.date.as_deref().and_then(PubDate::parse);
-            Ok((raw, date))
-        })
-        .collect();
-    let mut corpus = Corpus::default();
-    corpus.summary.file = file.clone();
-    corpus.summary.digest = Some(digest);
-    corpus.documents.reserve(parsed.len());
-    let mut first_line: HashMap<String, usize> = HashMap::with_capacity(parsed.len());
-    for ((_, record), result) in records.items.iter().zip(parsed) {
-        let (raw, date) = result?;
-        corpus.summary.records += 1;
-        check_unique(&file, &mut first_line, &raw.id, record.at.line)?;
-        if raw.title.trim().is_empty() && raw.text.trim().is_empty() {
-            corpus.summary.skipped_empty += 1;
-            continue;
+/// How a corpus is read ([`scan_corpus`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The longest record read (`--max-record-mib`): a longer one is an error naming where it
+    /// starts, so an input that never ends a record costs this much memory and no more.
+    pub max_record_bytes: usize,
+    /// A corpus file of at most this many bytes is held in memory while it is indexed; a larger
+    /// one is read twice — streamed and checked, then each document read again by its offset as
+    /// the index needs it — so memory does not grow with its text ([`IN_MEMORY_BYTES`]).
+    pub in_memory_bytes: u64,
+}
+
+/// The largest corpus file held in memory while indexing: 256 MiB. Holding the documents costs
+/// about their text again (the replica's 81 MB `corpus.json`: 235 MB peak); reading a larger file
+/// twice keeps the memory to its ids, dates and offsets (about 50 bytes a document).
+pub const IN_MEMORY_BYTES: u64 = 256 << 20;
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { max_record_bytes: crate::io::DEFAULT_MAX_RECORD_BYTES, in_memory_bytes: IN_MEMORY_BYTES }
+    }
+}
+
+/// Records parsed at a time, on every core.
+const BATCH_RECORDS: usize = 8192;
+
+/// A corpus as one streaming pass read it ([`scan_corpus`]): every record checked as
+/// [`load_corpus`] checks it, the documents kept in memory when the file is small
+/// ([`LoadOptions::in_memory_bytes`]) or, for a larger file, only their ids, dates and offsets,
+/// each read again from the file when asked for ([`Documents::for_each_in`]).
+pub struct CorpusScan {
+    file: PathBuf,
+    format: Format,
+    summary: LoadSummary,
+    docs: Scanned,
+}
+
+enum Scanned {
+    Kept(Vec<Document>),
+    OnDisk { file: std::fs::File, ids: IdBuffer, entries: Vec<Entry> },
+}
+
+/// Where a document's record is in the file, and what identifies it.
+struct Entry {
+    offset: u64,
+    len: u32,
+    /// xxh3-64 of the record's bytes: a record read again must be the one read first.
+    hash: u64,
+    date: Option<PubDate>,
+}
+
+/// Every id, packed into one buffer (millions of ids, one allocation).
+#[derive(Default)]
+struct IdBuffer {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl IdBuffer {
+    fn push(&mut self, id: &str) {
+        self.text.push_str(id);
+        self.ends.push(self.text.len());
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+}
+
+/// A collection of documents a build reads: in memory ([`Corpus`]) or on disk ([`CorpusScan`]).
+pub trait Documents: Sync {
+    /// Number of documents.
+    fn len(&self) -> usize;
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The id of document `i` (in file order).
+    fn id(&self, i: usize) -> &str;
+    /// The date of document `i`.
+    fn date(&self, i: usize) -> Option<PubDate>;
+    /// Calls `each` with the documents `indices`, in that order.
+    fn for_each_in(&self, indices: &[usize], each: &mut dyn FnMut(&Document) -> Result<()>) -> Result<()>;
+    /// What loading counted.
+    fn summary(&self) -> &LoadSummary;
+    /// What identifies the content in provenance records ([`Corpus::digest`]).
+    fn digest(&self) -> crate::io::Digest;
+}
+
+impl Documents for Corpus {
+    fn len(&self) -> usize {
+        self.documents.len()
+    }
+    fn id(&self, i: usize) -> &str {
+        &self.documents[i].id
+    }
+    fn date(&self, i: usize) -> Option<PubDate> {
+        self.documents[i].date
+    }
+    fn for_each_in(&self, indices: &[usize], each: &mut dyn FnMut(&Document) -> Result<()>) -> Result<()> {
+        indices.iter().try_for_each(|&i| each(&self.documents[i]))
+    }
+    fn summary(&self) -> &LoadSummary {
+        &self.summary
+    }
+    fn digest(&self) -> crate::io::Digest {
+        Corpus::digest(self)
+    }
+}
+
+impl Documents for CorpusScan {
+    fn len(&self) -> usize {
+        match &self.docs {
+            Scanned::Kept(documents) => documents.len(),
+            Scanned::OnDisk { entries, .. } => entries.len(),
         }
-        if date.is_none() {
-            corpus.summary.undated += 1;
-            match &raw.date {
-                None => corpus.summary.no_date_field += 1,
-                Some(found) if corpus.summary.undated_examples.len() < UNDATED_EXAMPLES => {
-                    corpus.summary.undated_examples.push((record.at.line, found.clone()));
-                }
-                Some(_) => {}
+    }
+    fn id(&self, i: usize) -> &str {
+        match &self.docs {
+            Scanned::Kept(documents) => &documents[i].id,
+            Scanned::OnDisk { ids, .. } => ids.get(i),
+        }
+    }
+    fn date(&self, i: usize) -> Option<PubDate> {
+        match &self.docs {
+            Scanned::Kept(documents) => documents[i].date,
+            Scanned::OnDisk { entries, .. } => entries[i].date,
+        }
+    }
+    fn for_each_in(&self, indices: &[usize], each: &mut dyn FnMut(&Document) -> Result<()>) -> Result<()> {
+        let (file, ids, entries) = match &self.docs {
+            Scanned::Kept(documents) => return indices.iter().try_for_each(|&i| each(&documents[i])),
+            Scanned::OnDisk { file, ids, entries } => (file, ids, entries),
+        };
+        // Read and parsed a batch at a time on every core, handed over in order.
+        for batch in indices.chunks(BATCH_RECORDS) {
+            let documents: Vec<Result<Document>> = batch
+                .par_iter()
+                .map(|&i| {
+                    let entry = &entries[i];
+                    let text = crate::io::read_at(file, &self.file, entry.offset, entry.len as usize)?;
+                    if xxhash_rust::xxh3::xxh3_64(text.as_bytes()) != entry.hash {
+                        return Err(Error::io(&self.file, std::io::Error::other(format!("the file changed while it was being read: the record of document {:?} is no longer the one read first", ids.get(i)))));
+                    }
+                    let at = Position { line: 1, column: None };
+                    let (raw, date) = parse_document(&self.file, self.format, Some(ids.get(i)), at, &text)?;
+                    Ok(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date })
+                })
+                .collect();
+            for document in documents {
+                each(&document?)?;
             }
         }
-        corpus.documents.push(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date });
+        Ok(())
     }
-    corpus.summary.documents = corpus.documents.len();
-    if corpus.documents.is_empty() {
-        let what = match corpus.summary.records {
+    fn summary(&self) -> &LoadSummary {
+        &self.summary
+    }
+    fn digest(&self) -> crate::io::Digest {
+        self.summary.digest.clone().expect("a scanned file has its digest")
+    }
+}
+
+impl CorpusScan {
+    /// The documents, when the scan kept them in memory (or read them all again), as a
+    /// [`Corpus`].
+    pub fn into_corpus(self) -> Result<Corpus> {
+        let documents = match self.docs {
+            Scanned::Kept(documents) => documents,
+            Scanned::OnDisk { .. } => {
+                let mut documents = Vec::with_capacity(self.len());
+                let all: Vec<usize> = (0..self.len()).collect();
+                self.for_each_in(&all, &mut |d| {
+                    documents.push(d.clone());
+                    Ok(())
+                })?;
+                documents
+            }
+        };
+        Ok(Corpus { documents, summary: self.summary })
+    }
+
+    /// Whether the documents are held in memory.
+    pub fn in_memory(&self) -> bool {
+        matches!(self.docs, Scanned::Kept(_))
+    }
+}
+
+/// One record of a corpus parsed into a document's fields and date.
+fn parse_document(file: &Path, format: Format, key: Option<&str>, at: Position, text: &str) -> Result<(RawDocument, Option<PubDate>)> {
+    let fields = Fields::parse(file, at, text)?;
+    let raw = match format {
+        Format::Beir => beir::document(&fields)?,
+        Format::Quantemp => quantemp::document(key.unwrap_or_default(), &fields)?,
+        Format::Jsonl | Format::Auto => jsonl::document(&fields)?,
+    };
+    let date = raw.date.as_deref().and_then(PubDate::parse);
+    Ok((raw, date))
+}
+
+/// Reads the evidence collection at `path`, holding every document in memory.
+pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
+    scan_corpus(path, format, &LoadOptions { in_memory_bytes: u64::MAX, ..LoadOptions::default() })?.into_corpus()
+}
+
+/// Reads the evidence collection at `path` in one streaming pass (module doc): every record is
+/// checked, empty ones counted and skipped, undated ones counted with examples, ids checked to be
+/// unique (a repeat names both lines, once every record was read); memory holds one batch of
+/// records and, past [`LoadOptions::in_memory_bytes`], no document text.
+pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions) -> Result<CorpusScan> {
+    let (format, file) = detect::corpus(path, format, options.max_record_bytes)?;
+    let layout = if format == Format::Quantemp { Layout::Object } else { Layout::Lines };
+    // A file that cannot be read twice (a pipe) is held in memory whatever its size.
+    let on_disk = std::fs::metadata(&file).is_ok_and(|m| m.is_file() && m.len() > options.in_memory_bytes);
+    let mut reader = RecordReader::open(&file, layout, options.max_record_bytes)?;
+    let mut summary = LoadSummary { file: file.clone(), ..LoadSummary::default() };
+    let (mut kept, mut ids, mut entries, mut lines) = (Vec::new(), IdBuffer::default(), Vec::new(), Vec::new());
+    loop {
+        // A batch of records; a reader error is reported after the records before it (the
+        // first error in file order wins).
+        let mut batch = Vec::with_capacity(BATCH_RECORDS);
+        let mut failure = None;
+        for record in reader.by_ref().take(BATCH_RECORDS) {
+            match record {
+                Ok(record) => batch.push(record),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        if batch.is_empty() && failure.is_none() {
+            break;
+        }
+        let parsed: Vec<Result<(RawDocument, Option<PubDate>)>> = batch.par_iter().map(|r| parse_document(&file, format, r.key.as_deref(), r.at, &r.text)).collect();
+        for (record, result) in batch.iter().zip(parsed) {
+            let (raw, date) = result?;
+            summary.records += 1;
+            check_id(&file, &raw.id, record.at.line)?;
+            if raw.title.trim().is_empty() && raw.text.trim().is_empty() {
+                summary.skipped_empty += 1;
+                continue;
+            }
+            if date.is_none() {
+                summary.undated += 1;
+                match &raw.date {
+                    None => summary.no_date_field += 1,
+                    Some(found) if summary.undated_examples.len() < UNDATED_EXAMPLES => summary.undated_examples.push((record.at.line, found.clone())),
+                    Some(_) => {}
+                }
+            }
+            lines.push(record.at.line);
+            if on_disk {
+                ids.push(&raw.id);
+                let len = u32::try_from(record.text.len()).expect("records are at most the maximum record size");
+                entries.push(Entry { offset: record.offset, len, hash: xxhash_rust::xxh3::xxh3_64(record.text.as_bytes()), date });
+            } else {
+                kept.push(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date });
+            }
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
+    }
+    summary.digest = Some(reader.digest());
+    let docs = if on_disk {
+        let handle = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
+        Scanned::OnDisk { file: handle, ids, entries }
+    } else {
+        Scanned::Kept(kept)
+    };
+    let scan = CorpusScan { file: file.clone(), format, summary, docs };
+    scan.check_unique(&lines)?;
+    if scan.is_empty() {
+        let what = match scan.summary.records {
             0 => "no documents: the file holds no records".to_string(),
             n => format!("no documents: each of its {n} records has an empty title and text"),
         };
         return Err(Error::Empty { path: file, what, hint: "index a corpus that holds documents (nothing was changed)".into() });
     }
-    Ok(corpus)
+    let mut scan = scan;
+    scan.summary.documents = scan.len();
+    Ok(scan)
+}
+
+impl CorpusScan {
+    /// A repeated id, named with the lines of its first two records (`lines[i]`: document
+    /// `i`'s). Found by sorting, which needs no map of every id.
+    fn check_unique(&self, lines: &[usize]) -> Result<()> {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.par_sort_unstable_by(|&a, &b| self.id(a).cmp(self.id(b)).then(a.cmp(&b)));
+        let repeat = order.windows(2).filter(|w| self.id(w[0]) == self.id(w[1])).min_by_key(|w| lines[w[1]]);
+        match repeat {
+            Some(w) => Err(Error::DuplicateId { path: self.file.clone(), id: self.id(w[0]).to_string(), first_line: lines[w[0]], line: lines[w[1]] }),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Reads the claims at `path`; with `only`, keeps just the claims whose ids it holds (the queries
@@ -151,11 +390,17 @@ fn is_clean_id(id: &str) -> bool {
     !id.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
-/// Checks an id: clean ([`CLEAN_ID`]) and not seen before in the file.
-fn check_unique(path: &Path, first_line: &mut HashMap<String, usize>, id: &str, line: usize) -> Result<()> {
+/// Checks an id is clean ([`CLEAN_ID`]).
+fn check_id(path: &Path, id: &str, line: usize) -> Result<()> {
     if !is_clean_id(id) {
         return Err(Error::Parse { path: path.to_path_buf(), at: Position { line, column: None }, field: "id".into(), expected: CLEAN_ID.into(), found: format!("{id:?}") });
     }
+    Ok(())
+}
+
+/// Checks an id: clean ([`CLEAN_ID`]) and not seen before in the file.
+fn check_unique(path: &Path, first_line: &mut HashMap<String, usize>, id: &str, line: usize) -> Result<()> {
+    check_id(path, id, line)?;
     if let Some(&first) = first_line.get(id) {
         return Err(Error::DuplicateId { path: path.to_path_buf(), id: id.to_string(), first_line: first, line });
     }
@@ -209,34 +454,6 @@ pub fn claims_from(list: &str, items: Vec<ClaimFields>) -> Result<Vec<Claim>> {
 
 fn line_records(text: &str) -> Records<'_> {
     Records { items: JsonlLines::new(text).map(|r| (None, r)).collect() }
-}
-
-/// The entries of a top-level JSON object, each with the position of its value.
-fn object_records<'a>(path: &Path, text: &'a str) -> Result<Records<'a>> {
-    struct Entries<'a>(Vec<(String, &'a RawValue)>);
-    struct EntriesVisitor;
-    impl<'de> Visitor<'de> for EntriesVisitor {
-        type Value = Entries<'de>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a JSON object of documents keyed by id")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut entries = Vec::new();
-            // Entries are kept in file order, repeats included, so a duplicate key is reported
-            // with both lines instead of silently overwriting the first.
-            while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
-                entries.push(entry);
-            }
-            Ok(Entries(entries))
-        }
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let entries = de
-        .deserialize_map(EntriesVisitor)
-        .and_then(|e| de.end().map(|()| e))
-        .map_err(|e| json_error(path, Position { line: 1, column: Some(1) }, &e))?;
-    let mut positions = Positions::new(text);
-    Ok(Records { items: entries.0.into_iter().map(|(key, raw)| (Some(key), record_in(text, &mut positions, raw))).collect() })
 }
 
 /// The items of a top-level JSON array, each with its index and position.

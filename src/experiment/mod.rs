@@ -44,7 +44,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::corpus::{load_claims, load_corpus, Claim, Format};
+use crate::corpus::{load_claims, Claim, Format, LoadOptions};
 use crate::engine::{run_planned, PlanRunConfig, RunConfig};
 use crate::error::{Error, Result};
 use crate::eval::{evaluate, paired_t_test, Completeness, Evaluation, Measure};
@@ -398,7 +398,7 @@ impl ExperimentConfig {
 /// `corpus.json` with the experiment's settings (and, when `encoder` is given, holds vectors
 /// made by its model), else built again — a new generation, saying why ([`Resume`]). The build's
 /// summary, when there was one.
-pub fn prepare_index(folder: &QuantempFolder, out: &Path, encoder: Option<&Encoder>, threads: usize, resume: Resume, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<(Index, Option<BuildSummary>)> {
+pub fn prepare_index(folder: &QuantempFolder, out: &Path, encoder: Option<&Encoder>, threads: usize, load: &LoadOptions, resume: Resume, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<(Index, Option<BuildSummary>)> {
     let dir = out.join("index");
     let corpus_digest = Digest::of_file(&folder.corpus)?;
     if dir.exists() {
@@ -418,9 +418,8 @@ pub fn prepare_index(folder: &QuantempFolder, out: &Path, encoder: Option<&Encod
             Resume::Strict => return Err(Error::StaleArtifact { path: dir, why }),
         }
     }
-    let corpus = load_corpus(&folder.corpus, Format::Quantemp)?;
     let dense = encoder.map(|encoder| DenseConfig { encoder, dtype: VectorDtype::F32, hnsw: None });
-    let summary = crate::index::build(&corpus, &folder.corpus, &dir, &IndexConfig { threads, dense, ..IndexConfig::default() }, progress)?;
+    let (summary, _) = crate::index::build_from_path(&folder.corpus, Format::Quantemp, load, &dir, &IndexConfig { threads, dense, ..IndexConfig::default() }, progress)?;
     Ok((Index::open(&dir)?, Some(summary)))
 }
 

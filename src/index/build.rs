@@ -13,7 +13,9 @@ use super::generation::{lock_writer, Current, WriterLock, CURRENT, MANIFEST};
 use super::manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest};
 use super::open::{UNDATED_KEY, FIELD_BODY, FIELD_DATE, FIELD_DATE_KEY, FIELD_ID, FIELD_RANK, FIELD_TEXT, FIELD_TITLE, FIELD_URL};
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
-use crate::corpus::{Corpus, DayNumber, Document, PubDate};
+use rayon::prelude::*;
+
+use crate::corpus::{scan_corpus, DayNumber, Documents, Format, LoadOptions, LoadSummary, PubDate};
 use crate::error::{Error, Result};
 use super::DecodedPostings;
 use crate::io::{AtomicDir, Digest, Progress};
@@ -170,6 +172,23 @@ impl Placement {
     }
 }
 
+/// Builds the index of the corpus at `corpus` (read as `format`) at `target`: the target is
+/// checked before anything is read ([`check_target`]), the corpus is read in one streaming pass
+/// ([`scan_corpus`]: a file larger than [`LoadOptions::in_memory_bytes`] is read again document by
+/// document as the index needs it, so memory does not grow with its text), then [`build`].
+/// What every front end calls to index a file. Returns the build's summary and what loading
+/// counted.
+pub fn build_from_path(corpus: &Path, format: Format, load: &LoadOptions, target: &Path, config: &IndexConfig, progress: &dyn Progress) -> Result<(BuildSummary, LoadSummary)> {
+    check_target(target)?;
+    config.bm25.validate()?;
+    progress.start("reading the corpus", None);
+    let scan = scan_corpus(corpus, format, load);
+    progress.finish();
+    let scan = scan?;
+    let summary = build(&scan, corpus, target, config, progress)?;
+    Ok((summary, scan.summary().clone()))
+}
+
 /// The settings recorded in an index's provenance: those that change what a search returns.
 /// (Threads change the segments, never a result: ties are broken by id.)
 #[derive(serde::Serialize)]
@@ -191,7 +210,7 @@ struct DenseSettings<'a> {
 /// Builds the index for `corpus` at `target` ([`check_target`] first): a new folder is moved
 /// into place whole, an existing index gets a new generation, served once complete (module doc).
 /// `corpus_path` is recorded in the manifest.
-pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexConfig, progress: &dyn Progress) -> Result<BuildSummary> {
+pub fn build(corpus: &dyn Documents, corpus_path: &Path, target: &Path, config: &IndexConfig, progress: &dyn Progress) -> Result<BuildSummary> {
     config.bm25.validate()?;
     crate::ranges::THREADS.check(config.threads as u64)?;
     if let Some(hnsw) = config.dense.and_then(|d| d.hnsw) {
@@ -210,15 +229,13 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     let dir = dir.as_path();
 
     // Ranks: each document's place among the ids in byte order (see the module doc).
-    let mut by_id: Vec<usize> = (0..corpus.documents.len()).collect();
-    by_id.sort_unstable_by(|&a, &b| corpus.documents[a].id.cmp(&corpus.documents[b].id));
+    let mut by_id: Vec<usize> = (0..corpus.len()).collect();
+    by_id.par_sort_unstable_by(|&a, &b| corpus.id(a).cmp(corpus.id(b)));
     let mut rank = vec![0u64; by_id.len()];
     for (r, &doc) in by_id.iter().enumerate() {
         rank[doc] = r as u64;
     }
-    let ids: Vec<&str> = by_id.iter().map(|&d| corpus.documents[d].id.as_str()).collect();
-    let ids_path = dir.join("ids.json");
-    crate::io::write_synced(&ids_path, &serde_json::to_vec(&ids).expect("ids serialise"))?;
+    write_ids(&dir.join("ids.json"), by_id.iter().map(|&d| corpus.id(d)))?;
 
     let tantivy_dir = dir.join("tantivy");
     std::fs::create_dir(&tantivy_dir).map_err(|e| Error::io(&tantivy_dir, e))?;
@@ -230,7 +247,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     let index = tantivy::Index::create_in_dir(&tantivy_dir, schema.clone()).map_err(tv)?;
     index.tokenizers().register(TOKENIZER_NAME, QuantirTokenizer::default());
     let threads = match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(1 + corpus.documents.len() / DOCS_PER_AUTO_THREAD),
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(1 + corpus.len() / DOCS_PER_AUTO_THREAD),
         n => n,
     }
     .min(WRITER_MEMORY_BYTES / WRITER_MEMORY_PER_THREAD);
@@ -239,40 +256,47 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
     // every segment it makes holds them in this order too. A merge would concatenate segments
     // and break a date order, so date-ordered builds merge nothing.
     // Each document's day, computed once (the sort compares each many times).
-    let days: Vec<Option<DayNumber>> = corpus.documents.iter().map(|d| d.date.as_ref().map(PubDate::last_day_number)).collect();
-    let mut order: Vec<usize> = (0..corpus.documents.len()).collect();
+    let days: Vec<Option<DayNumber>> = (0..corpus.len()).map(|i| corpus.date(i).as_ref().map(PubDate::last_day_number)).collect();
+    let mut order: Vec<usize> = (0..corpus.len()).collect();
     if config.doc_order == DocOrder::Date {
         // Undated last; equal days in file order.
         order.sort_unstable_by_key(|&i| (days[i].unwrap_or(DayNumber::MAX), i));
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
     }
 
-    progress.start("indexing", Some(corpus.documents.len() as u64));
-    for (n, &i) in order.iter().enumerate() {
-        let document = &corpus.documents[i];
-        let mut doc = TantivyDocument::default();
-        let body_text = crate::corpus::passage(&document.title, &document.text);
-        doc.add_text(body, body_text);
-        doc.add_text(id, &document.id);
-        doc.add_text(title, &document.title);
-        doc.add_text(text, &document.text);
-        if let Some(u) = &document.url {
-            doc.add_text(url, u);
-        }
-        match (&document.date, days[i]) {
-            (Some(d), Some(day)) => {
-                doc.add_text(date, d.to_string());
-                doc.add_i64(date_key, day.into());
+    progress.start("indexing", Some(corpus.len() as u64));
+    let mut added = 0usize;
+    // A chunk of documents at a time: a corpus on disk reads and parses each chunk on every core.
+    for chunk in order.chunks(DOCUMENTS_PER_CHUNK) {
+        let mut positions = chunk.iter();
+        corpus.for_each_in(chunk, &mut |document| {
+            let i = *positions.next().expect("one document per index");
+            let mut doc = TantivyDocument::default();
+            let body_text = crate::corpus::passage(&document.title, &document.text);
+            doc.add_text(body, body_text);
+            doc.add_text(id, &document.id);
+            doc.add_text(title, &document.title);
+            doc.add_text(text, &document.text);
+            if let Some(u) = &document.url {
+                doc.add_text(url, u);
             }
-            _ => doc.add_i64(date_key, UNDATED_KEY),
-        }
-        doc.add_u64(rank_field, rank[i]);
-        writer.add_document(doc).map_err(tv)?;
-        if n % 1024 == 1023 {
-            progress.advance(1024);
-        }
+            match (&document.date, days[i]) {
+                (Some(d), Some(day)) => {
+                    doc.add_text(date, d.to_string());
+                    doc.add_i64(date_key, day.into());
+                }
+                _ => doc.add_i64(date_key, UNDATED_KEY),
+            }
+            doc.add_u64(rank_field, rank[i]);
+            writer.add_document(doc).map_err(tv)?;
+            added += 1;
+            if added % 1024 == 0 {
+                progress.advance(1024);
+            }
+            Ok(())
+        })?;
     }
-    progress.advance(corpus.documents.len() as u64 % 1024);
+    progress.advance(added as u64 % 1024);
     writer.commit().map_err(tv)?;
     writer.wait_merging_threads().map_err(tv)?;
     progress.finish();
@@ -285,15 +309,14 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
         write_decoded(&searcher, body, dir, target)?;
     }
 
-    let summary = &corpus.summary;
+    let summary = corpus.summary();
     let mut manifest = Manifest::new(config.bm25, corpus_path, provenance);
     let (mut encoded, mut resumed) = (0, 0);
     if let Some(dense) = &config.dense {
         let dense_dir = dir.join("dense");
         std::fs::create_dir(&dense_dir).map_err(|e| Error::io(&dense_dir, e))?;
-        let in_rank_order: Vec<&Document> = by_id.iter().map(|&d| &corpus.documents[d]).collect();
         let work = work_dir(target);
-        let (dim, now, before) = encode_corpus(&in_rank_order, dense.encoder, dense.dtype, &work, &dense_dir.join("vectors.f32"), progress)?;
+        let (dim, now, before) = encode_corpus(corpus, &by_id, dense.encoder, dense.dtype, &work, &dense_dir.join("vectors.f32"), progress)?;
         (encoded, resumed) = (now, before);
         if let Some(params) = dense.hnsw {
             if !dense.encoder.config().normalize {
@@ -307,7 +330,7 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
         manifest.dense = Some(DenseManifest { encoder: dense.encoder.config().clone(), model_dir, model_sha256, dim, dtype: dense.dtype, hnsw: dense.hnsw });
     }
     manifest.doc_order = config.doc_order;
-    manifest.documents = corpus.documents.len();
+    manifest.documents = corpus.len();
     manifest.undated = summary.undated;
     manifest.skipped_empty = summary.skipped_empty;
     manifest.generation = placement.generation();
@@ -328,6 +351,27 @@ pub fn build(corpus: &Corpus, corpus_path: &Path, target: &Path, config: &IndexC
         encoded,
         resumed,
     })
+}
+
+/// Documents handed to the writer at a time (read and parsed together when the corpus is on
+/// disk).
+const DOCUMENTS_PER_CHUNK: usize = 16_384;
+
+/// Writes `ids` as a JSON list to `path`, streamed (millions of ids without one string of them
+/// all) and synced.
+fn write_ids<'a>(path: &Path, ids: impl Iterator<Item = &'a str>) -> Result<()> {
+    use std::io::Write;
+    let io = |e| Error::io(path, e);
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path).map_err(io)?);
+    out.write_all(b"[").map_err(io)?;
+    for (i, id) in ids.enumerate() {
+        if i > 0 {
+            out.write_all(b",").map_err(io)?;
+        }
+        serde_json::to_writer(&mut out, id).map_err(|e| Error::io(path, e.into()))?;
+    }
+    out.write_all(b"]").map_err(io)?;
+    out.into_inner().map_err(|e| Error::io(path, e.into_error()))?.sync_all().map_err(io)
 }
 
 /// What the `body` field holds, as the manifest records it.

@@ -1,7 +1,8 @@
 //! Building and opening a quantir index.
 //!
-//! In: a loaded [`Corpus`](crate::corpus::Corpus) and an [`IndexConfig`]. Out: an index folder,
-//! opened later as an [`Index`] that the retrieve stage scores.
+//! In: a corpus file ([`build_from_path`]) or documents already read
+//! ([`Documents`](crate::corpus::Documents)) and an [`IndexConfig`]. Out: an index folder, opened
+//! later as an [`Index`] that the retrieve stage scores.
 //!
 //! # The index folder (format version [`FORMAT_VERSION`])
 //! ```text
@@ -66,7 +67,7 @@ pub mod testing;
 mod tokenizer;
 
 pub use bounds::TermBounds;
-pub use build::{build, check_target, BuildSummary, DenseConfig, IndexConfig, DOCS_PER_AUTO_THREAD};
+pub use build::{build, build_from_path, check_target, BuildSummary, DenseConfig, IndexConfig, DOCS_PER_AUTO_THREAD};
 pub use check::{check, CheckReport};
 pub use integrity::FileList;
 pub use live::{Accept, Live};

@@ -6,10 +6,12 @@
 
 mod atomic_dir;
 mod digest;
+mod records;
 mod text;
 
 pub use atomic_dir::{start_writeback, write_replacing, write_replacing_with, write_synced, AtomicDir};
 pub use digest::{Digest, Hasher, HashingWriter};
+pub use records::{read_at, Layout, OwnedRecord, RecordReader, DEFAULT_MAX_RECORD_BYTES};
 
 /// The wait before retry `attempt` (1 for the first retry): `base · 2^attempt`, at most `cap`,
 /// saturating for any attempt (the one backoff rule of the LLM client and the OpenSearch client).

@@ -308,9 +308,17 @@ fn server_or_request(e: Error) -> ApiError {
     }
 }
 
-/// Reads a body up to `limit` bytes, or answers 413.
+/// Reads a body up to `limit` bytes: 413 past it, 400 for a body that cannot be read (a
+/// malformed chunked encoding, a connection cut mid-body).
 pub(super) async fn read_body(body: Body, limit: usize) -> Result<axum::body::Bytes, ApiError> {
-    axum::body::to_bytes(body, limit).await.map_err(|_| ApiError::new(413, None, format!("the request body may have at most {limit} bytes")))
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let too_long = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+        if too_long {
+            ApiError::new(413, None, format!("the request body may have at most {limit} bytes"))
+        } else {
+            ApiError::new(400, None, format!("the request body could not be read: {e}"))
+        }
+    })
 }
 
 pub(super) async fn search(State(state): State<Arc<AppState>>, body: Body) -> Result<Json<SearchResponse>, ApiError> {

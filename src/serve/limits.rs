@@ -36,6 +36,15 @@ fn accepted(path: &str) -> &'static [&'static str] {
     }
 }
 
+/// Every request, before routing: an HTTP/1.1 request must name its `Host` (RFC 9112 §3.2: a
+/// server answers one without it with 400), whatever it asks for.
+pub(super) async fn require_host(request: Request, next: Next) -> Response {
+    if request.version() == axum::http::Version::HTTP_11 && !request.headers().contains_key(header::HOST) {
+        return ApiError::new(400, None, "an HTTP/1.1 request must name its Host (RFC 9112, section 3.2)").into_response();
+    }
+    next.run(request).await
+}
+
 pub(super) async fn admit(State(state): State<Arc<AppState>>, mut request: Request, next: Next) -> Response {
     if request.method() == Method::POST {
         let path = request.uri().path().to_string();

@@ -103,6 +103,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(api)
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed)
+        .layer(axum::middleware::from_fn(limits::require_host))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(axum::http::StatusCode::REQUEST_TIMEOUT, state.limits.request_timeout))
         .with_state(state)
 }
@@ -134,6 +135,9 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>, shut
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout)
+            // A client that shuts its side after sending (`curl`'s --http1.0 style, `nc -N`) still
+            // gets its answer.
+            .half_close(true)
             .serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

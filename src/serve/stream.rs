@@ -42,7 +42,15 @@ pub(super) async fn batch(State(state): State<Arc<AppState>>, Extension(slot): E
                     value["line"] = line.into();
                     value
                 }
-                Err(error) => serde_json::json!({ "line": line, "error": error }),
+                Err(error) => {
+                    let mut value = serde_json::json!({ "line": line, "error": error });
+                    // The request's id, when the line is an object with a string id: a client
+                    // matches errors to its requests by it.
+                    if let Some(id) = serde_json::from_slice::<serde_json::Value>(&request).ok().and_then(|v| v.get("id").and_then(|id| id.as_str()).map(str::to_string)) {
+                        value["id"] = id.into();
+                    }
+                    value
+                }
             };
             // A client that went away, or stopped reading for write_timeout: the batch ends.
             if runtime.block_on(tx.send_timeout(format!("{out}\n"), state.limits.write_timeout)).is_err() {

@@ -126,3 +126,39 @@ fn the_manifest_records_the_settings() {
         .stderr(predicates::str::contains("--doc-order orders the embedded index"));
     quantir().args(["index", "--b", "1.5", "--corpus"]).arg(fixture("quantemp/corpus.json")).arg("--index").arg(&index).assert().failure().stderr(predicates::str::contains("invalid --b: expected a number in [0, 1], found 1.5"));
 }
+
+/// A corpus larger than `LoadOptions::in_memory_bytes` is read twice — streamed and checked, then
+/// each document read again by its offset — and indexes exactly as one held in memory: the same
+/// ids, the same hits with the same scores, dates and texts, the same provenance. A file changed
+/// between the two reads is an error, never a mix.
+#[test]
+fn a_corpus_read_twice_indexes_as_one_held_in_memory() {
+    use quantir::corpus::{scan_corpus, Documents, Format, LoadOptions};
+    use quantir::index::{build_from_path, IndexConfig};
+    use quantir::retrieve::{Cutoff, UndatedPolicy};
+    let dir = tempfile::tempdir().unwrap();
+    let repo = crate::util::repo();
+    for (n, corpus) in [repo.join("data/quantemp-sample/corpus.json"), fixture("jsonl/corpus.jsonl"), repo.join("data/scifact")].iter().enumerate() {
+        let indexes = [u64::MAX, 0].map(|in_memory_bytes| {
+            let path = dir.path().join(format!("idx{n}-{in_memory_bytes}"));
+            let load = LoadOptions { in_memory_bytes, ..LoadOptions::default() };
+            build_from_path(corpus, Format::Auto, &load, &path, &IndexConfig { threads: 2, ..IndexConfig::default() }, &quantir::io::NoProgress).unwrap();
+            Index::open(&path).unwrap()
+        });
+        let [held, streamed] = &indexes;
+        assert_eq!(held.fingerprint(), streamed.fingerprint(), "{}", corpus.display());
+        assert_eq!(std::fs::read(held.generation_dir().join("ids.json")).unwrap(), std::fs::read(streamed.generation_dir().join("ids.json")).unwrap());
+        for (query, before) in [("inflation rate percent", Some("2020-01-01")), ("military economy", None), ("cancer cells", None)] {
+            let cutoff = Cutoff { before: before.map(|d| quantir::corpus::PubDate::parse(d).unwrap()), undated: UndatedPolicy::Exclude };
+            let hits = |index: &Index| quantir::engine::search(index, query, &cutoff, 20, None).unwrap().into_iter().map(|h| (h.id, h.score.to_bits(), h.date, h.title, h.text, h.url)).collect::<Vec<_>>();
+            assert_eq!(hits(held), hits(streamed), "{} {query}", corpus.display());
+        }
+    }
+    // Changed between the reads: the record read again is not the one read first.
+    let corpus = write(dir.path(), "c.jsonl", "{\"id\": \"a\", \"text\": \"inflation 3 percent\"}\n{\"id\": \"b\", \"text\": \"rates rose\"}\n");
+    let scan = scan_corpus(&corpus, Format::Auto, &LoadOptions { in_memory_bytes: 0, ..LoadOptions::default() }).unwrap();
+    assert!(!scan.in_memory());
+    std::fs::write(&corpus, "{\"id\": \"a\", \"text\": \"inflation 4 percent\"}\n{\"id\": \"b\", \"text\": \"rates rose\"}\n").unwrap();
+    let err = scan.for_each_in(&[0, 1], &mut |_| Ok(())).unwrap_err().to_string();
+    assert!(err.contains("c.jsonl") && err.contains("changed while it was being read"), "{err}");
+}

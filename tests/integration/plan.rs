@@ -174,3 +174,54 @@ fn llm_client_errors_are_not_retried_and_name_the_url() {
     assert_eq!(llm.requests.lock().unwrap().len(), 1);
     quantir().args(["plan", "--plan", "llm:fcdecomp", "--claims"]).arg(&claims).arg("--output").arg(dir.path().join("o.jsonl")).env_remove("QUANTIR_LLM_URL").env_remove("QUANTIR_LLM_MODEL").assert().failure().stderr(contains("an llm: plan needs --llm-url and --llm-model"));
 }
+
+/// Issue 37 (class 6): an endpoint that never answers cost 244 s for one claim with the defaults
+/// (60 s × 4 attempts and the backoffs) and was reported as "error sending request"; a malformed
+/// `--llm-url` was retried 4 times and reported as "builder error". The deadline now covers the
+/// retries, the error says "timed out after N s", and a malformed URL is refused when the flags
+/// are read.
+#[test]
+fn issue_37_a_silent_endpoint_times_out_once_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let claims = write(dir.path(), "claims.jsonl", "{\"id\": \"a\", \"text\": \"x rose 3%\"}\n");
+    // Accepts connections, reads the request, never answers.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let accepted = Arc::new(Mutex::new(0));
+    let counted = accepted.clone();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            *counted.lock().unwrap() += 1;
+            held.push(stream);
+        }
+    });
+    let started = std::time::Instant::now();
+    quantir()
+        .args(["plan", "--plan", "llm:fcdecomp", "--llm-model", "m", "--llm-timeout", "2", "--llm-retries", "3", "--llm-url", &url, "--claims"])
+        .arg(&claims)
+        .arg("--llm-cache")
+        .arg(dir.path().join("cache"))
+        .arg("--output")
+        .arg(dir.path().join("out.jsonl"))
+        .env_remove("OPENAI_API_KEY")
+        .assert()
+        .code(1)
+        .stderr(contains("timed out after 2 s (1 attempt)"))
+        .stderr(contains(&url))
+        .stderr(contains("hint: check that the server is up"));
+    let seconds = started.elapsed().as_secs_f64();
+    assert!(seconds < 10.0, "one 2 s deadline for the request and its retries, not 4 of them: {seconds:.1} s");
+    assert_eq!(*accepted.lock().unwrap(), 1, "a timed-out attempt leaves no time for another");
+    for bad in ["ht!tp://x", "ftp://host/v1", "localhost:8000", "http://"] {
+        quantir()
+            .args(["plan", "--plan", "llm:fcdecomp", "--llm-model", "m", "--llm-url", bad, "--claims"])
+            .arg(&claims)
+            .arg("--output")
+            .arg(dir.path().join("o.jsonl"))
+            .assert()
+            .code(2)
+            .stderr(contains("--llm-url"))
+            .stderr(contains("not a chat API URL"));
+    }
+}

@@ -453,3 +453,68 @@ fn issue_16_outputs_stream_into_devices_and_pipes_and_keep_links() {
     // No temporary file left beside any of them.
     assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("tmp-quantir")));
 }
+
+/// Issue 37 (class 7, from the same probe): an HTTP/1.1 request without `Host` was served; a
+/// client that half-closed after sending got no answer; a malformed chunked body got 413; error
+/// lines of `/api/batch` lacked the request's id; "Address already in use" named no address.
+#[test]
+fn issue_37_http_edges_are_answered_as_http_says() {
+    use std::io::{Read, Write};
+    let (_dir, index) = sample_index();
+    let server = Server::start(&index);
+    let exchange = |raw: &str, half_close: bool| -> String {
+        let mut stream = std::net::TcpStream::connect(host_port(&server)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream.write_all(raw.as_bytes()).unwrap();
+        if half_close {
+            stream.shutdown(std::net::Shutdown::Write).unwrap();
+        }
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    };
+    let status = |answer: &str| answer.split_whitespace().nth(1).unwrap_or("none").to_string();
+    let no_host = exchange("GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n", false);
+    assert_eq!(status(&no_host), "400", "{no_host}");
+    assert!(no_host.contains("must name its Host"), "{no_host}");
+    assert_eq!(status(&exchange("GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", false)), "200");
+    assert_eq!(status(&exchange("GET /api/health HTTP/1.0\r\n\r\n", false)), "200", "HTTP/1.0 has no Host to require");
+    let body = r#"{"claim": "inflation 3%"}"#;
+    let post = format!("POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let half_closed = exchange(&post, true);
+    assert_eq!(status(&half_closed), "200", "{half_closed}");
+    let chunked = exchange("POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{\"claim\": \"x\"}\r\n0\r\n\r\n", false);
+    assert_eq!(status(&chunked), "400", "{chunked}");
+    let lines = "{\"id\": \"first\", \"claim\": \"\"}\n{\"id\": \"second\", \"claim\": \"inflation\", \"k\": 0}\n{\"claim\": \"inflation\", \"k\": 0}\n";
+    let batch = reqwest::blocking::Client::new().post(format!("{}/api/batch", server.url)).header("content-type", "application/x-ndjson").body(lines).send().unwrap().text().unwrap();
+    let answers: Vec<serde_json::Value> = batch.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.iter().map(|a| (a["id"].as_str(), a["error"].is_object())).collect::<Vec<_>>(), [(Some("first"), true), (Some("second"), true), (None, true)]);
+    let taken = host_port(&server);
+    let busy = quantir().args(["serve", "--addr", &taken, "--index"]).arg(&index).timeout(Duration::from_secs(60)).assert().code(1);
+    let stderr = String::from_utf8_lossy(&busy.get_output().stderr).into_owned();
+    assert!(stderr.contains(&format!("cannot listen on {taken}")) && stderr.contains("hint: choose another --addr"), "{stderr}");
+}
+
+/// Issue 37 (class 7): `index --corpus /dev/zero` buffered a line that never ends, growing about
+/// 230 MB/s until the kernel killed it. A record longer than `--max-record-mib` is now an error
+/// naming where it starts, read no further than that.
+#[test]
+fn issue_37_an_endless_record_is_refused_at_the_maximum() {
+    let dir = tempfile::tempdir().unwrap();
+    for (format, said) in [("jsonl", "/dev/zero:1:1: a record of more than 8388608 bytes starts here"), ("auto", "/dev/zero: cannot tell the format")] {
+        quantir()
+            .args(["index", "--corpus", "/dev/zero", "--max-record-mib", "8", "--format", format, "--index"])
+            .arg(dir.path().join("idx"))
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .code(1)
+            .stderr(contains(said));
+    }
+    quantir().args(["index", "--corpus", "/dev/zero", "--format", "quantemp", "--index"]).arg(dir.path().join("idx")).timeout(Duration::from_secs(60)).assert().code(1).stderr(contains("expected a JSON object of records keyed by id"));
+    // A record just under the limit still indexes: the limit is the only change.
+    let long = format!("{{\"id\": \"a\", \"text\": \"{}\"}}\n", "inflation ".repeat(300_000));
+    let corpus = write(dir.path(), "long.jsonl", &long);
+    quantir().args(["index", "--max-record-mib", "4", "--corpus"]).arg(&corpus).arg("--index").arg(dir.path().join("idx")).assert().success();
+    quantir().args(["index", "--max-record-mib", "1", "--corpus"]).arg(&corpus).arg("--index").arg(dir.path().join("idx2")).assert().code(1).stderr(contains("long.jsonl:1:1: a record of more than 1048576 bytes")).stderr(contains("raise --max-record-mib"));
+    assert!(!dir.path().join("idx2").exists(), "nothing is left behind");
+}

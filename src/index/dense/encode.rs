@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use super::encoder::{Encoder, TextKind};
 use super::vectors::{self, VectorDtype};
-use crate::corpus::Document;
+use crate::corpus::{Document, Documents};
 use crate::error::{Error, Result};
 use crate::io::Progress;
 
@@ -30,9 +30,11 @@ fn passage(document: &Document) -> String {
     crate::corpus::passage(&document.title, &document.text)
 }
 
-/// Encodes `documents` (in id-rank order) into `out` (a `vectors.f32`), resuming from `work`.
-/// Returns (dimension, passages encoded now, passages resumed).
-pub fn encode_corpus(documents: &[&Document], encoder: &Encoder, dtype: VectorDtype, work: &Path, out: &Path, progress: &dyn Progress) -> Result<(usize, usize, usize)> {
+/// Encodes the documents `order` (the corpus's indices in id-rank order) into `out` (a
+/// `vectors.f32`), resuming from `work`. Returns (dimension, passages encoded now, passages
+/// resumed). A chunk's passages are read when it is encoded, and the chunks are joined into
+/// `out` one at a time: memory holds one chunk, whatever the corpus's size.
+pub fn encode_corpus(documents: &dyn Documents, order: &[usize], encoder: &Encoder, dtype: VectorDtype, work: &Path, out: &Path, progress: &dyn Progress) -> Result<(usize, usize, usize)> {
     let fingerprint = fingerprint(documents, encoder);
     let stamp = work.join("fingerprint");
     if std::fs::read_to_string(&stamp).ok().as_deref() != Some(fingerprint.as_str()) {
@@ -40,18 +42,23 @@ pub fn encode_corpus(documents: &[&Document], encoder: &Encoder, dtype: VectorDt
     }
     std::fs::create_dir_all(work).map_err(|e| Error::io(work, e))?;
     std::fs::write(&stamp, &fingerprint).map_err(|e| Error::io(&stamp, e))?;
-    progress.start("encoding", Some(documents.len() as u64));
+    progress.start("encoding", Some(order.len() as u64));
     let (mut encoded, mut resumed, mut dim) = (0, 0, 0);
-    let chunks: Vec<&[&Document]> = documents.chunks(CHUNK).collect();
+    let chunks: Vec<&[usize]> = order.chunks(CHUNK).collect();
+    let chunk_path = |k: usize| work.join(format!("chunk-{k:06}.f32"));
     for (k, chunk) in chunks.iter().enumerate() {
-        let path = work.join(format!("chunk-{k:06}.f32"));
+        let path = chunk_path(k);
         if let Some(d) = complete_chunk(&path, chunk.len()) {
             dim = d;
             resumed += chunk.len();
             progress.advance(chunk.len() as u64);
             continue;
         }
-        let texts: Vec<String> = chunk.iter().map(|d| passage(d)).collect();
+        let mut texts: Vec<String> = Vec::with_capacity(chunk.len());
+        documents.for_each_in(chunk, &mut |d| {
+            texts.push(passage(d));
+            Ok(())
+        })?;
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         // Encode in sub-batches so the progress bar moves.
         let mut rows = Vec::with_capacity(chunk.len() * 384);
@@ -65,12 +72,8 @@ pub fn encode_corpus(documents: &[&Document], encoder: &Encoder, dtype: VectorDt
         encoded += chunk.len();
     }
     progress.finish();
-    let mut all = Vec::with_capacity(documents.len() * dim);
-    for k in 0..chunks.len() {
-        let v = vectors::Vectors::open(&work.join(format!("chunk-{k:06}.f32")))?;
-        all.extend_from_slice(v.all());
-    }
-    vectors::write(out, dim, &all, dtype)?;
+    let parts = (0..chunks.len()).map(|k| vectors::Vectors::open(&chunk_path(k)).map(|v| v.all().to_vec()));
+    vectors::write_parts(out, dim, order.len(), dtype, parts)?;
     Ok((dim, encoded, resumed))
 }
 
@@ -80,14 +83,12 @@ fn complete_chunk(path: &Path, rows: usize) -> Option<usize> {
     (v.len() == rows).then_some(v.dim())
 }
 
-fn fingerprint(documents: &[&Document], encoder: &Encoder) -> String {
+/// What the work folder's chunks were encoded from: the encoder's settings and the corpus's
+/// digest (the same bytes give the same documents in the same id order).
+fn fingerprint(documents: &dyn Documents, encoder: &Encoder) -> String {
     let mut hash = Sha256::new();
     hash.update(serde_json::to_vec(encoder.config()).expect("config serialises"));
-    for d in documents {
-        hash.update(d.id.as_bytes());
-        hash.update([0]);
-        hash.update(passage(d).as_bytes());
-        hash.update([0]);
-    }
+    hash.update([0]);
+    hash.update(documents.digest().xxh3.as_bytes());
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }

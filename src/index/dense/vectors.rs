@@ -36,24 +36,39 @@ pub enum VectorDtype {
 /// Writes `rows` (`count × dim` values) to `path`, through a temporary file renamed into place.
 pub fn write(path: &Path, dim: usize, rows: &[f32], dtype: VectorDtype) -> Result<()> {
     let count = if dim == 0 { 0 } else { rows.len() / dim };
+    write_parts(path, dim, count, dtype, std::iter::once(Ok(rows)))
+}
+
+/// Writes `count` rows of `dim` values given in `parts` (each a whole number of rows, in order)
+/// to `path`, through a temporary file renamed into place: the rows are never all in memory at
+/// once. A part count other than `count` rows in all is an error.
+pub fn write_parts<P: AsRef<[f32]>>(path: &Path, dim: usize, count: usize, dtype: VectorDtype, parts: impl Iterator<Item = Result<P>>) -> Result<()> {
     let tmp = path.with_extension("tmp");
-    let result = (|| -> std::io::Result<()> {
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        out.write_all(MAGIC)?;
-        out.write_all(&VERSION.to_le_bytes())?;
-        out.write_all(&(dim as u32).to_le_bytes())?;
-        out.write_all(&(count as u64).to_le_bytes())?;
-        out.write_all(&(dtype as u32).to_le_bytes())?;
-        out.write_all(&0u32.to_le_bytes())?;
-        for &x in rows {
-            match dtype {
-                VectorDtype::F32 => out.write_all(&x.to_le_bytes())?,
-                VectorDtype::F16 => out.write_all(&half::f16::from_f32(x).to_le_bytes())?,
+    let mut written = 0usize;
+    let result = (|| -> Result<()> {
+        let io = |e| Error::io(&tmp, e);
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(io)?);
+        let header = [&MAGIC[..], &VERSION.to_le_bytes(), &(dim as u32).to_le_bytes(), &(count as u64).to_le_bytes(), &(dtype as u32).to_le_bytes(), &0u32.to_le_bytes()].concat();
+        out.write_all(&header).map_err(io)?;
+        for part in parts {
+            let part = part?;
+            for &x in part.as_ref() {
+                match dtype {
+                    VectorDtype::F32 => out.write_all(&x.to_le_bytes()).map_err(io)?,
+                    VectorDtype::F16 => out.write_all(&half::f16::from_f32(x).to_le_bytes()).map_err(io)?,
+                }
             }
+            written += part.as_ref().len();
         }
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()
+        if written != count * dim {
+            return Err(Error::io(&tmp, std::io::Error::other(format!("{written} values written for {count} rows of {dim}"))));
+        }
+        out.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)
     })();
-    result.map_err(|e| Error::io(&tmp, e))?;
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
 }
 
