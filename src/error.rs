@@ -90,6 +90,15 @@ pub enum Error {
         max_bytes: u64,
     },
 
+    /// A stream (a pipe, a device) longer than quantir reads whole.
+    #[error("{}: more than {max_bytes} bytes read from a stream (not a regular file), the most quantir reads whole\n\nhint: save the input to a file and pass the file", path.display())]
+    StreamTooLong {
+        /// The input.
+        path: PathBuf,
+        /// The most read.
+        max_bytes: u64,
+    },
+
     /// Two records share an id.
     #[error("{}:{line}: duplicate id \"{id}\" (first at line {first_line})", path.display())]
     DuplicateId {
@@ -326,14 +335,14 @@ pub enum Error {
     },
 
     /// A count or number outside its range ([`crate::ranges`]).
-    #[error("{name}: expected {min} to {max}, found {found}")]
+    #[error("{name}: expected {}, found {found}", match max { Some(max) => format!("{min} to {max}"), None => format!("at least {min}") })]
     Range {
         /// The setting, as users name it (`threads`, `k`, `top`).
         name: &'static str,
         /// The least value allowed.
         min: String,
-        /// The greatest value allowed.
-        max: String,
+        /// The greatest value allowed, if there is one.
+        max: Option<String>,
         /// The value given.
         found: String,
     },

@@ -22,12 +22,17 @@ impl Count {
         Count { name, min, max }
     }
 
+    /// A count with no greatest value (`k`: a k beyond the collection is the collection).
+    const fn at_least(name: &'static str, min: u64) -> Count {
+        Count { name, min, max: u64::MAX }
+    }
+
     /// `value` when it lies in the range, else [`Error::Range`].
     pub fn check(&self, value: u64) -> Result<usize> {
         if (self.min..=self.max).contains(&value) {
             Ok(usize::try_from(value).unwrap_or(usize::MAX))
         } else {
-            Err(Error::Range { name: self.name, min: self.min.to_string(), max: self.max.to_string(), found: value.to_string() })
+            Err(Error::Range { name: self.name, min: self.min.to_string(), max: (self.max != u64::MAX).then(|| self.max.to_string()), found: value.to_string() })
         }
     }
 }
@@ -49,17 +54,17 @@ impl Number {
         if value.is_finite() && (self.min..=self.max).contains(&value) {
             Ok(value)
         } else {
-            Err(Error::Range { name: self.name, min: self.min.to_string(), max: self.max.to_string(), found: value.to_string() })
+            Err(Error::Range { name: self.name, min: self.min.to_string(), max: Some(self.max.to_string()), found: value.to_string() })
         }
     }
 }
 
 /// Worker threads (0: one per core).
 pub const THREADS: Count = Count::new("threads", 0, 1024);
-/// Documents kept per claim.
-pub const K: Count = Count::new("k", 1, 1_000_000);
-/// Documents each sub-query retrieves before fusion.
-pub const DEPTH: Count = Count::new("depth", 1, 1_000_000);
+/// Documents kept per claim (no greatest: the collection is the most there is).
+pub const K: Count = Count::at_least("k", 1);
+/// Documents each sub-query retrieves before fusion (no greatest, as `k`).
+pub const DEPTH: Count = Count::at_least("depth", 1);
 /// Candidates an HNSW search explores.
 pub const EF: Count = Count::new("ef", 1, 100_000);
 /// Evidence texts a verifier reads per claim.
@@ -96,6 +101,8 @@ mod tests {
         let err = THREADS.check(1_000_000).unwrap_err();
         assert_eq!(err.to_string(), "threads: expected 0 to 1024, found 1000000");
         assert!(TOP.check(0).is_err());
+        assert_eq!(K.check(0).unwrap_err().to_string(), "k: expected at least 1, found 0");
+        assert_eq!(K.check(u64::MAX).unwrap(), usize::MAX);
         assert!(MMR_BETA.check(f64::NAN).is_err());
         assert!(MMR_BETA.check(1.0).is_ok());
     }

@@ -63,11 +63,11 @@ def test_keyword_arguments_have_the_clis_ranges(quantemp_index):
     # threads=10**6 used to spawn threads until the process was killed.
     with pytest.raises(ValueError, match="threads: expected 0 to 1024, found 1000000"):
         quantemp_index.run(claims, threads=10**6)
-    with pytest.raises(ValueError, match="k: expected 1 to 1000000, found 0"):
+    with pytest.raises(ValueError, match="k: expected at least 1, found 0"):
         quantemp_index.run(claims, k=0)
-    with pytest.raises(ValueError, match="depth: expected 1 to 1000000, found 0"):
+    with pytest.raises(ValueError, match="depth: expected at least 1, found 0"):
         quantemp_index.run(claims, depth=0)
-    with pytest.raises(ValueError, match="k: expected 1 to 1000000, found 0"):
+    with pytest.raises(ValueError, match="k: expected at least 1, found 0"):
         quantemp_index.search("inflation", k=0)
     with pytest.raises(ValueError, match="mmr_beta: expected 0 to 1, found 2"):
         quantemp_index.run(claims, plan="numeric", mmr=True, mmr_beta=2.0)

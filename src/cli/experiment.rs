@@ -119,12 +119,6 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
     if !test_claims.undated.is_empty() {
         eprintln!("test.json: {}", test_claims.describe());
     }
-    let started = Instant::now();
-    let (index, built) = prepare_index(&folder, &args.output, encoder.as_ref(), args.threads.threads, &args.records.options(), args.resume, &Bar::default(), &mut |line| eprintln!("{line}"))?;
-    if let Some(summary) = built {
-        stage(if needs_vectors { "index (BM25 and encoding)" } else { "index (BM25)" }, started);
-        eprintln!("indexed {} snippets ({} undated){}", summary.documents, summary.undated, if needs_vectors { format!(", encoded {} ({} resumed)", summary.encoded + summary.resumed, summary.resumed) } else { String::new() });
-    }
     let config = ExperimentConfig {
         planners,
         retrievers: args.retrievers.clone(),
@@ -135,6 +129,12 @@ pub fn run(command: ExperimentCommand) -> anyhow::Result<()> {
         llm,
         resume: args.resume,
     };
+    let started = Instant::now();
+    let (index, built) = prepare_index(&folder, &args.output, encoder.as_ref(), &config, &args.records.options(), &Bar::default(), &mut |line| eprintln!("{line}"))?;
+    if let Some(summary) = built {
+        stage(if needs_vectors { "index (BM25 and encoding)" } else { "index (BM25)" }, started);
+        eprintln!("indexed {} snippets ({} undated){}", summary.documents, summary.undated, if needs_vectors { format!(", encoded {} ({} resumed)", summary.encoded + summary.resumed, summary.resumed) } else { String::new() });
+    }
     let session = Session { index: &index, encoder: encoder.as_ref(), folder: &folder, config: &config, out: &args.output };
     let started = Instant::now();
     let grid = run_grid(&session, &test_claims, &judged, &Bar::default(), &mut |line| eprintln!("{line}"))?;

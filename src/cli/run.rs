@@ -32,7 +32,7 @@ pub struct RunArgs {
     /// Run only the queries judged in this qrels file (TREC, BEIR tsv or QuanTemp++ JSON)
     #[arg(long, value_name = "PATH")]
     qrels: Option<PathBuf>,
-    /// Documents per claim, 1 to 1000000
+    /// Documents per claim, at least 1
     #[arg(short, default_value_t = 1000, value_parser = super::args::ranged(quantir::ranges::K))]
     k: usize,
     /// How BM25 finds the top k: every strategy gives the same hits, bit for bit (for comparing
@@ -70,7 +70,7 @@ pub struct RunArgs {
     hybrid_norm: Option<Norm>,
     #[command(flatten)]
     fusion_options: FusionArgs,
-    /// Documents each sub-query retrieves before fusion, 1 to 1000000
+    /// Documents each sub-query retrieves before fusion, at least 1
     #[arg(long, default_value_t = 100, value_parser = super::args::ranged(quantir::ranges::DEPTH))]
     depth: usize,
     /// Write, per claim, its sub-queries and which of them found each document (JSONL)
@@ -113,7 +113,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // Written straight from id ranks: no String per hit (a k = 1000 run has millions).
     RankedHits::write_trec(&lists, &index, &args.output, DEFAULT_TAG)?;
     record_run(&args, Input::artifact(Role::Index, index.path(), index.fingerprint().clone()), &config, &plan_config, &summary)?;
-    report(&args, &summary);
+    report(&args, &summary, &claims, &config);
     if let Some(path) = &args.eval {
         print_eval(path, &RankedHits::view(&lists, &index))?;
     }
@@ -169,7 +169,7 @@ fn run_remote(args: &RunArgs, remote: &quantir::opensearch::RemoteIndex) -> anyh
     run.write_trec(&args.output, DEFAULT_TAG)?;
     let cluster = format!("opensearch:{}", remote.cluster().config().index);
     record_run(args, Input::artifact(Role::Index, std::path::Path::new(&cluster), remote.fingerprint()), &config, &plan_config(args), &summary)?;
-    report(args, &summary);
+    report(args, &summary, &claims, &config);
     match &args.eval {
         Some(path) => print_eval(path, &run.view()),
         None => Ok(()),
@@ -199,8 +199,16 @@ fn record_run(args: &RunArgs, index: Input, config: &RunConfig, plan_config: &Pl
     super::record(&args.output, Artifact::Run, inputs, &RunRecord { plan: &args.plan.plan, mmr, llm_model, run: config, plan_run: plan_config }, summary.counts())
 }
 
-/// What a run did, on stderr.
-fn report(args: &RunArgs, summary: &quantir::engine::RunSummary) {
+/// What a run did, on stderr: counts, and, under the temporal filter, the claims that had no date
+/// and so ran without a cutoff (named: a run with the filter on cuts every claim it can).
+fn report(args: &RunArgs, summary: &quantir::engine::RunSummary, claims: &[quantir::corpus::Claim], config: &RunConfig) {
+    if config.temporal_filter == TemporalFilter::Claim {
+        let uncut: Vec<&str> = claims.iter().filter(|c| config.cutoff_for(c).before.is_none()).map(|c| c.id.as_str()).collect();
+        if !uncut.is_empty() {
+            let shown = uncut.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+            eprintln!("{} of {} claims have no date and ran without a cutoff ({shown}{}); --before DATE cuts them off, --temporal-filter off says none is cut", uncut.len(), claims.len(), if uncut.len() > 5 { ", …" } else { "" });
+        }
+    }
     eprintln!(
         "ran {} claims ({} with a date cutoff, {} sub-queries, {} fell back to the claim) in {:.2} s ({:.0} claims/s) into {}",
         summary.claims,

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use super::fields::{describe, Fields};
 use super::{beir, detect, jsonl, quantemp, Claim, Corpus, Document, Format, LoadSummary, PubDate};
 use crate::error::{Error, Position, Result};
-use crate::io::{json_error, read_utf8, JsonlLines, Layout, Positions, Record, RecordReader};
+use crate::io::{json_error, read_utf8, JsonlLines, Layout, OwnedRecord, Positions, Record, RecordReader};
 
 /// How many undated records a [`LoadSummary`] shows.
 const UNDATED_EXAMPLES: usize = 5;
@@ -73,6 +73,8 @@ pub struct CorpusScan {
     format: Format,
     summary: LoadSummary,
     docs: Scanned,
+    /// The documents' indices by id, found when checking that ids are unique.
+    by_id: Vec<usize>,
 }
 
 enum Scanned {
@@ -126,6 +128,18 @@ pub trait Documents: Sync {
     fn summary(&self) -> &LoadSummary;
     /// What identifies the content in provenance records ([`Corpus::digest`]).
     fn digest(&self) -> crate::io::Digest;
+    /// The documents' indices sorted by id (bytes), ties in file order.
+    fn by_id(&self) -> std::borrow::Cow<'_, [usize]> {
+        std::borrow::Cow::Owned(sorted_by_id(self))
+    }
+}
+
+/// The indices of `documents` sorted by id (bytes), ties in file order: the one rule of
+/// [`Documents::by_id`].
+fn sorted_by_id<D: Documents + ?Sized>(documents: &D) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..documents.len()).collect();
+    order.par_sort_unstable_by(|&a, &b| documents.id(a).cmp(documents.id(b)).then(a.cmp(&b)));
+    order
 }
 
 impl Documents for Corpus {
@@ -200,6 +214,9 @@ impl Documents for CorpusScan {
     fn digest(&self) -> crate::io::Digest {
         self.summary.digest.clone().expect("a scanned file has its digest")
     }
+    fn by_id(&self) -> std::borrow::Cow<'_, [usize]> {
+        std::borrow::Cow::Borrowed(&self.by_id)
+    }
 }
 
 impl CorpusScan {
@@ -253,65 +270,78 @@ pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions) -> Result
     let layout = if format == Format::Quantemp { Layout::Object } else { Layout::Lines };
     // A file that cannot be read twice (a pipe) is held in memory whatever its size.
     let on_disk = std::fs::metadata(&file).is_ok_and(|m| m.is_file() && m.len() > options.in_memory_bytes);
-    let mut reader = RecordReader::open(&file, layout, options.max_record_bytes)?;
+    let reader = RecordReader::open(&file, layout, options.max_record_bytes)?;
     let mut summary = LoadSummary { file: file.clone(), ..LoadSummary::default() };
     let (mut kept, mut ids, mut entries, mut lines) = (Vec::new(), IdBuffer::default(), Vec::new(), Vec::new());
-    loop {
-        // A batch of records; a reader error is reported after the records before it (the
-        // first error in file order wins).
-        let mut batch = Vec::with_capacity(BATCH_RECORDS);
-        let mut failure = None;
-        for record in reader.by_ref().take(BATCH_RECORDS) {
-            match record {
-                Ok(record) => batch.push(record),
-                Err(e) => {
-                    failure = Some(e);
-                    break;
+    // One thread reads and splits the file into batches of records while the others parse the
+    // batch before (the reading is sequential, the parsing is per record).
+    let digest = std::thread::scope(|scope| -> Result<crate::io::Digest> {
+        let (batches, received) = std::sync::mpsc::sync_channel::<(Vec<OwnedRecord>, Option<Error>)>(2);
+        let reading = scope.spawn(move || {
+            let mut reader = reader;
+            loop {
+                // A reader error is sent after the records before it: the first error in file
+                // order wins.
+                let mut batch = Vec::with_capacity(BATCH_RECORDS);
+                let mut failure = None;
+                for record in reader.by_ref().take(BATCH_RECORDS) {
+                    match record {
+                        Ok(record) => batch.push(record),
+                        Err(e) => {
+                            failure = Some(e);
+                            break;
+                        }
+                    }
+                }
+                let last = batch.len() < BATCH_RECORDS || failure.is_some();
+                // A receiver gone (an error in an earlier batch) ends the reading.
+                if batches.send((batch, failure)).is_err() || last {
+                    return reader.digest();
                 }
             }
-        }
-        if batch.is_empty() && failure.is_none() {
-            break;
-        }
-        let parsed: Vec<Result<(RawDocument, Option<PubDate>)>> = batch.par_iter().map(|r| parse_document(&file, format, r.key.as_deref(), r.at, &r.text)).collect();
-        for (record, result) in batch.iter().zip(parsed) {
-            let (raw, date) = result?;
-            summary.records += 1;
-            check_id(&file, &raw.id, record.at.line)?;
-            if raw.title.trim().is_empty() && raw.text.trim().is_empty() {
-                summary.skipped_empty += 1;
-                continue;
-            }
-            if date.is_none() {
-                summary.undated += 1;
-                match &raw.date {
-                    None => summary.no_date_field += 1,
-                    Some(found) if summary.undated_examples.len() < UNDATED_EXAMPLES => summary.undated_examples.push((record.at.line, found.clone())),
-                    Some(_) => {}
+        });
+        for (batch, failure) in received {
+            let parsed: Vec<Result<(RawDocument, Option<PubDate>)>> = batch.par_iter().map(|r| parse_document(&file, format, r.key.as_deref(), r.at, &r.text)).collect();
+            for (record, result) in batch.iter().zip(parsed) {
+                let (raw, date) = result?;
+                summary.records += 1;
+                check_id(&file, &raw.id, record.at.line)?;
+                if raw.title.trim().is_empty() && raw.text.trim().is_empty() {
+                    summary.skipped_empty += 1;
+                    continue;
+                }
+                if date.is_none() {
+                    summary.undated += 1;
+                    match &raw.date {
+                        None => summary.no_date_field += 1,
+                        Some(found) if summary.undated_examples.len() < UNDATED_EXAMPLES => summary.undated_examples.push((record.at.line, found.clone())),
+                        Some(_) => {}
+                    }
+                }
+                lines.push(record.at.line);
+                if on_disk {
+                    ids.push(&raw.id);
+                    let len = u32::try_from(record.text.len()).expect("records are at most the maximum record size");
+                    entries.push(Entry { offset: record.offset, len, hash: xxhash_rust::xxh3::xxh3_64(record.text.as_bytes()), date });
+                } else {
+                    kept.push(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date });
                 }
             }
-            lines.push(record.at.line);
-            if on_disk {
-                ids.push(&raw.id);
-                let len = u32::try_from(record.text.len()).expect("records are at most the maximum record size");
-                entries.push(Entry { offset: record.offset, len, hash: xxhash_rust::xxh3::xxh3_64(record.text.as_bytes()), date });
-            } else {
-                kept.push(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date });
+            if let Some(e) = failure {
+                return Err(e);
             }
         }
-        if let Some(e) = failure {
-            return Err(e);
-        }
-    }
-    summary.digest = Some(reader.digest());
+        Ok(reading.join().expect("the reading thread does not panic"))
+    })?;
+    summary.digest = Some(digest);
     let docs = if on_disk {
         let handle = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
         Scanned::OnDisk { file: handle, ids, entries }
     } else {
         Scanned::Kept(kept)
     };
-    let scan = CorpusScan { file: file.clone(), format, summary, docs };
-    scan.check_unique(&lines)?;
+    let mut scan = CorpusScan { file: file.clone(), format, summary, docs, by_id: Vec::new() };
+    scan.by_id = scan.check_unique(&lines)?;
     if scan.is_empty() {
         let what = match scan.summary.records {
             0 => "no documents: the file holds no records".to_string(),
@@ -319,21 +349,20 @@ pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions) -> Result
         };
         return Err(Error::Empty { path: file, what, hint: "index a corpus that holds documents (nothing was changed)".into() });
     }
-    let mut scan = scan;
     scan.summary.documents = scan.len();
     Ok(scan)
 }
 
 impl CorpusScan {
-    /// A repeated id, named with the lines of its first two records (`lines[i]`: document
-    /// `i`'s). Found by sorting, which needs no map of every id.
-    fn check_unique(&self, lines: &[usize]) -> Result<()> {
-        let mut order: Vec<usize> = (0..self.len()).collect();
-        order.par_sort_unstable_by(|&a, &b| self.id(a).cmp(self.id(b)).then(a.cmp(&b)));
+    /// The documents' indices sorted by id, or a repeated id named with the lines of its first
+    /// two records (`lines[i]`: document `i`'s). Found by sorting, which needs no map of every
+    /// id, and which the build needs anyway ([`Documents::by_id`]).
+    fn check_unique(&self, lines: &[usize]) -> Result<Vec<usize>> {
+        let order = sorted_by_id(self);
         let repeat = order.windows(2).filter(|w| self.id(w[0]) == self.id(w[1])).min_by_key(|w| lines[w[1]]);
         match repeat {
             Some(w) => Err(Error::DuplicateId { path: self.file.clone(), id: self.id(w[0]).to_string(), first_line: lines[w[0]], line: lines[w[1]] }),
-            None => Ok(()),
+            None => Ok(order),
         }
     }
 }

@@ -398,7 +398,9 @@ impl ExperimentConfig {
 /// `corpus.json` with the experiment's settings (and, when `encoder` is given, holds vectors
 /// made by its model), else built again — a new generation, saying why ([`Resume`]). The build's
 /// summary, when there was one.
-pub fn prepare_index(folder: &QuantempFolder, out: &Path, encoder: Option<&Encoder>, threads: usize, load: &LoadOptions, resume: Resume, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<(Index, Option<BuildSummary>)> {
+/// `config` gives the threads and what to do with an index made otherwise ([`Resume`]).
+pub fn prepare_index(folder: &QuantempFolder, out: &Path, encoder: Option<&Encoder>, config: &ExperimentConfig, load: &LoadOptions, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<(Index, Option<BuildSummary>)> {
+    let (threads, resume) = (config.threads, config.resume);
     let dir = out.join("index");
     let corpus_digest = Digest::of_file(&folder.corpus)?;
     if dir.exists() {

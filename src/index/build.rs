@@ -13,8 +13,6 @@ use super::generation::{lock_writer, Current, WriterLock, CURRENT, MANIFEST};
 use super::manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest};
 use super::open::{UNDATED_KEY, FIELD_BODY, FIELD_DATE, FIELD_DATE_KEY, FIELD_ID, FIELD_RANK, FIELD_TEXT, FIELD_TITLE, FIELD_URL};
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
-use rayon::prelude::*;
-
 use crate::corpus::{scan_corpus, DayNumber, Documents, Format, LoadOptions, LoadSummary, PubDate};
 use crate::error::{Error, Result};
 use super::DecodedPostings;
@@ -229,8 +227,7 @@ pub fn build(corpus: &dyn Documents, corpus_path: &Path, target: &Path, config: 
     let dir = dir.as_path();
 
     // Ranks: each document's place among the ids in byte order (see the module doc).
-    let mut by_id: Vec<usize> = (0..corpus.len()).collect();
-    by_id.par_sort_unstable_by(|&a, &b| corpus.id(a).cmp(corpus.id(b)));
+    let by_id = corpus.by_id();
     let mut rank = vec![0u64; by_id.len()];
     for (r, &doc) in by_id.iter().enumerate() {
         rank[doc] = r as u64;
@@ -290,7 +287,7 @@ pub fn build(corpus: &dyn Documents, corpus_path: &Path, target: &Path, config: 
             doc.add_u64(rank_field, rank[i]);
             writer.add_document(doc).map_err(tv)?;
             added += 1;
-            if added % 1024 == 0 {
+            if added.is_multiple_of(1024) {
                 progress.advance(1024);
             }
             Ok(())

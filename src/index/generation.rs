@@ -121,8 +121,7 @@ pub(super) fn pin(dir: &Path) -> Result<Pinned> {
                 // A folder of format 1 (a manifest and no generations).
                 return Err(Error::IncompatibleIndex { path: dir.to_path_buf(), what: "format_version", found: "1".into(), supported: super::FORMAT_VERSION.to_string() });
             }
-            None if dir.is_dir() => return Err(Error::NotAnIndex { path: dir.to_path_buf() }),
-            None => return Err(Error::io(dir, std::io::Error::from(std::io::ErrorKind::NotFound))),
+            None => return Err(Error::NotAnIndex { path: dir.to_path_buf() }),
         };
         let generation_dir = dir.join(name(current.generation));
         let path = generation_dir.join(MANIFEST);

@@ -121,6 +121,8 @@ pub struct Index {
     generation_dir: PathBuf,
     /// The shared lock that keeps the generation from being removed.
     _pinned: super::generation::Pinned,
+    /// Seconds opening spent checking every file's digest.
+    integrity_seconds: f64,
     manifest: Manifest,
     searcher: Searcher,
     body: Field,
@@ -160,7 +162,9 @@ impl Index {
         if manifest.generation != pinned.generation {
             return Err(inconsistent(manifest_path, format!("it describes generation {}, in the folder of generation {}", manifest.generation, pinned.generation)));
         }
+        let checking = std::time::Instant::now();
         super::integrity::verify(dir, &gen, &manifest.files)?;
+        let integrity_seconds = checking.elapsed().as_secs_f64();
         let tv = |e| Error::tantivy(dir, e);
         let tantivy_index = tantivy::Index::open_in_dir(gen.join("tantivy")).map_err(tv)?;
         tantivy_index.tokenizers().register(TOKENIZER_NAME, QuantirTokenizer::default());
@@ -243,7 +247,13 @@ impl Index {
             }
             None => None,
         };
-        Ok(Index { path: dir.to_path_buf(), generation_dir: gen, _pinned: pinned, manifest, searcher, body, segments, ids, addresses, date_keys, vectors, hnsw: OnceLock::new(), decoded: OnceLock::new(), total_tokens })
+        Ok(Index { path: dir.to_path_buf(), generation_dir: gen, _pinned: pinned, integrity_seconds, manifest, searcher, body, segments, ids, addresses, date_keys, vectors, hnsw: OnceLock::new(), decoded: OnceLock::new(), total_tokens })
+    }
+
+    /// Seconds opening spent checking every file against its digest ([`super::integrity`]):
+    /// what the check costs (`scripts/bench_integrity.sh` reports it beside a run's time).
+    pub fn integrity_seconds(&self) -> f64 {
+        self.integrity_seconds
     }
 
     /// The generation it holds (module doc of [`super::generation`]).

@@ -19,10 +19,27 @@ pub fn read_utf8(path: &Path) -> Result<String> {
     Ok(read_utf8_digested(path)?.0)
 }
 
+/// The most read whole from a file that is not a regular file (a pipe, a device): its size is
+/// not known beforehand, and `/dev/zero` never ends.
+pub const MAX_STREAMED_BYTES: u64 = 256 << 20;
+
 /// [`read_utf8`], with the [`Digest`](super::Digest) of the file's bytes as read (a byte order
-/// mark included): what a file's provenance records, without reading it twice.
+/// mark included): what a file's provenance records, without reading it twice. A file that is
+/// not a regular file is read up to [`MAX_STREAMED_BYTES`], and past that is an error.
 pub fn read_utf8_digested(path: &Path) -> Result<(String, super::Digest)> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    use std::io::Read;
+    let io = |e| Error::io(path, e);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let regular = file.metadata().map_err(io)?.is_file();
+    let mut bytes = Vec::new();
+    if regular {
+        (&file).read_to_end(&mut bytes).map_err(io)?;
+    } else {
+        file.take(MAX_STREAMED_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+        if bytes.len() as u64 > MAX_STREAMED_BYTES {
+            return Err(Error::StreamTooLong { path: path.to_path_buf(), max_bytes: MAX_STREAMED_BYTES });
+        }
+    }
     let digest = super::Digest::of_bytes(&bytes);
     Ok((utf8(path, bytes)?, digest))
 }
@@ -40,16 +57,23 @@ fn utf8(path: &Path, mut bytes: Vec<u8>) -> Result<String> {
 }
 
 /// A file's bytes, memory-mapped, checked to be UTF-8: large inputs (a 2.5M-line run) are read
-/// without copying them into the heap.
+/// without copying them into the heap. A stream (a pipe, `/dev/stdin`) cannot be mapped: it is
+/// read whole, as [`read_utf8`] reads it.
 pub struct MappedText {
     map: Option<memmap2::Mmap>,
+    /// A stream's text, read whole.
+    read: Option<String>,
 }
 
 impl MappedText {
     /// Maps `path` and checks it is UTF-8 (an error names the line and column of a bad byte).
     pub fn open(path: &Path) -> Result<MappedText> {
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        if !meta.is_file() {
+            return Ok(MappedText { map: None, read: Some(read_utf8(path)?) });
+        }
+        let len = meta.len();
         // An empty file cannot be mapped; it is the empty text.
         let map = if len == 0 {
             None
@@ -59,7 +83,7 @@ impl MappedText {
             // reader of a memory-mapped file.
             Some(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?)
         };
-        let mapped = MappedText { map };
+        let mapped = MappedText { map, read: None };
         if let Err(e) = std::str::from_utf8(mapped.bytes()) {
             let byte_offset = e.valid_up_to();
             let valid = std::str::from_utf8(&mapped.bytes()[..byte_offset]).expect("prefix checked by from_utf8");
@@ -75,6 +99,9 @@ impl MappedText {
 
     /// The text.
     pub fn as_str(&self) -> &str {
+        if let Some(read) = &self.read {
+            return read;
+        }
         // SAFETY: checked by `open`, and the map is read-only.
         unsafe { std::str::from_utf8_unchecked(self.bytes()) }
     }
