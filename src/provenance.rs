@@ -29,6 +29,8 @@ use crate::io::Digest;
 pub enum Artifact {
     /// An index generation (`quantir index`).
     Index,
+    /// A corpus's dense vectors, encoded chunk by chunk (the work folder a build resumes from).
+    Vectors,
     /// A TREC run (`quantir run`, the experiment's runs).
     Run,
     /// A fused TREC run (`quantir fuse`).

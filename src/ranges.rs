@@ -85,6 +85,9 @@ pub const LLM_TIMEOUT: Count = Count::new("llm_timeout", 1, 3600);
 pub const LLM_RETRIES: Count = Count::new("llm_retries", 0, 20);
 /// Claims sent to the LLM at once.
 pub const LLM_CONCURRENCY: Count = Count::new("llm_concurrency", 1, 256);
+/// The longest record of a corpus read, in MiB (`--max-record-mib`; a record's offset length is
+/// kept in 32 bits).
+pub const MAX_RECORD_MIB: Count = Count::new("max_record_mib", 1, 4095);
 /// MMR's β and threshold.
 pub const MMR_BETA: Number = Number { name: "mmr_beta", min: 0.0, max: 1.0 };
 /// MMR's threshold on min-max normalised scores.

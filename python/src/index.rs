@@ -198,7 +198,7 @@ impl Index {
         progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = cls.py();
-        let load = LoadOptions { max_record_bytes: at_least_one("max_record_mib", max_record_mib)?.saturating_mul(1 << 20), ..LoadOptions::default() };
+        let load = LoadOptions { max_record_bytes: max_record_mib.saturating_mul(1 << 20), ..LoadOptions::default() };
         let format: Format = choice("format", format)?;
         let doc_order: DocOrder = choice("doc_order", doc_order)?;
         let bm25 = Bm25Params::default().over(k1, b).unwrap_or_default();

@@ -69,14 +69,14 @@ fn llm_url(text: &str) -> Result<String, String> {
 pub struct RecordArgs {
     /// The longest record of the corpus read, in MiB, 1 to 4095: a longer one is an error naming
     /// where it starts (an input that never ends a record costs this much memory and no more)
-    #[arg(long, value_name = "MIB", default_value_t = (quantir::io::DEFAULT_MAX_RECORD_BYTES >> 20) as u64, value_parser = clap::value_parser!(u64).range(1..=4095))]
-    pub max_record_mib: u64,
+    #[arg(long, value_name = "MIB", default_value_t = quantir::io::DEFAULT_MAX_RECORD_BYTES >> 20, value_parser = ranged(quantir::ranges::MAX_RECORD_MIB))]
+    pub max_record_mib: usize,
 }
 
 impl RecordArgs {
     /// How the corpus is read.
     pub fn options(&self) -> quantir::corpus::LoadOptions {
-        quantir::corpus::LoadOptions { max_record_bytes: (self.max_record_mib << 20) as usize, ..Default::default() }
+        quantir::corpus::LoadOptions { max_record_bytes: self.max_record_mib << 20, ..Default::default() }
     }
 }
 

@@ -258,18 +258,23 @@ fn parse_document(file: &Path, format: Format, key: Option<&str>, at: Position, 
 
 /// Reads the evidence collection at `path`, holding every document in memory.
 pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
-    scan_corpus(path, format, &LoadOptions { in_memory_bytes: u64::MAX, ..LoadOptions::default() })?.into_corpus()
+    scan_corpus(path, format, &LoadOptions { in_memory_bytes: u64::MAX, ..LoadOptions::default() }, &crate::io::NoProgress)?.into_corpus()
 }
 
 /// Reads the evidence collection at `path` in one streaming pass (module doc): every record is
 /// checked, empty ones counted and skipped, undated ones counted with examples, ids checked to be
 /// unique (a repeat names both lines, once every record was read); memory holds one batch of
 /// records and, past [`LoadOptions::in_memory_bytes`], no document text.
-pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions) -> Result<CorpusScan> {
+/// `progress` counts the bytes read.
+pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions, progress: &dyn crate::io::Progress) -> Result<CorpusScan> {
+    crate::ranges::MAX_RECORD_MIB.check((options.max_record_bytes as u64).div_ceil(1 << 20))?;
     let (format, file) = detect::corpus(path, format, options.max_record_bytes)?;
     let layout = if format == Format::Quantemp { Layout::Object } else { Layout::Lines };
+    let meta = std::fs::metadata(&file).ok().filter(|m| m.is_file());
     // A file that cannot be read twice (a pipe) is held in memory whatever its size.
-    let on_disk = std::fs::metadata(&file).is_ok_and(|m| m.is_file() && m.len() > options.in_memory_bytes);
+    let on_disk = meta.as_ref().is_some_and(|m| m.len() > options.in_memory_bytes);
+    progress.start("reading", meta.map(|m| m.len()));
+    let mut read_to = 0u64;
     let reader = RecordReader::open(&file, layout, options.max_record_bytes)?;
     let mut summary = LoadSummary { file: file.clone(), ..LoadSummary::default() };
     let (mut kept, mut ids, mut entries, mut lines) = (Vec::new(), IdBuffer::default(), Vec::new(), Vec::new());
@@ -301,6 +306,11 @@ pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions) -> Result
             }
         });
         for (batch, failure) in received {
+            if let Some(last) = batch.last() {
+                let end = last.offset + last.text.len() as u64;
+                progress.advance(end.saturating_sub(read_to));
+                read_to = end;
+            }
             let parsed: Vec<Result<(RawDocument, Option<PubDate>)>> = batch.par_iter().map(|r| parse_document(&file, format, r.key.as_deref(), r.at, &r.text)).collect();
             for (record, result) in batch.iter().zip(parsed) {
                 let (raw, date) = result?;
@@ -333,6 +343,7 @@ pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions) -> Result
         }
         Ok(reading.join().expect("the reading thread does not panic"))
     })?;
+    progress.finish();
     summary.digest = Some(digest);
     let docs = if on_disk {
         let handle = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;

@@ -179,10 +179,7 @@ impl Placement {
 pub fn build_from_path(corpus: &Path, format: Format, load: &LoadOptions, target: &Path, config: &IndexConfig, progress: &dyn Progress) -> Result<(BuildSummary, LoadSummary)> {
     check_target(target)?;
     config.bm25.validate()?;
-    progress.start("reading the corpus", None);
-    let scan = scan_corpus(corpus, format, load);
-    progress.finish();
-    let scan = scan?;
+    let scan = scan_corpus(corpus, format, load, progress)?;
     let summary = build(&scan, corpus, target, config, progress)?;
     Ok((summary, scan.summary().clone()))
 }

@@ -153,12 +153,20 @@ pub(super) fn pin(dir: &Path) -> Result<Pinned> {
 }
 
 /// Whether `path` still names the file `file` has open.
+#[cfg(unix)]
 fn same_file(file: &File, path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     match (file.metadata(), std::fs::metadata(path)) {
         (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
         _ => false,
     }
+}
+
+/// Whether `path` still names a file (elsewhere a removed file cannot be told from a new one by
+/// its number: its existence is what is checked).
+#[cfg(not(unix))]
+fn same_file(_file: &File, path: &Path) -> bool {
+    path.is_file()
 }
 
 /// The lock a build holds on an index folder while it writes a generation.

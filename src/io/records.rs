@@ -395,9 +395,15 @@ impl<R: Read> Iterator for RecordReader<R> {
 /// Reads `len` bytes at `offset` of `file` (the record a [`RecordReader`] found there), checking
 /// they are UTF-8.
 pub fn read_at(file: &std::fs::File, path: &Path, offset: u64, len: usize) -> Result<String> {
-    use std::os::unix::fs::FileExt;
     let mut bytes = vec![0u8; len];
-    file.read_exact_at(&mut bytes, offset).map_err(|e| Error::io(path, e))?;
+    #[cfg(unix)]
+    std::os::unix::fs::FileExt::read_exact_at(file, &mut bytes, offset).map_err(|e| Error::io(path, e))?;
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek};
+        let mut file = file.try_clone().map_err(|e| Error::io(path, e))?;
+        file.seek(std::io::SeekFrom::Start(offset)).and_then(|_| file.read_exact(&mut bytes)).map_err(|e| Error::io(path, e))?;
+    }
     String::from_utf8(bytes).map_err(|_| Error::io(path, std::io::Error::other("the file changed while it was read: a record is no longer UTF-8")))
 }
 

@@ -156,7 +156,7 @@ fn a_corpus_read_twice_indexes_as_one_held_in_memory() {
     }
     // Changed between the reads: the record read again is not the one read first.
     let corpus = write(dir.path(), "c.jsonl", "{\"id\": \"a\", \"text\": \"inflation 3 percent\"}\n{\"id\": \"b\", \"text\": \"rates rose\"}\n");
-    let scan = scan_corpus(&corpus, Format::Auto, &LoadOptions { in_memory_bytes: 0, ..LoadOptions::default() }).unwrap();
+    let scan = scan_corpus(&corpus, Format::Auto, &LoadOptions { in_memory_bytes: 0, ..LoadOptions::default() }, &quantir::io::NoProgress).unwrap();
     assert!(!scan.in_memory());
     std::fs::write(&corpus, "{\"id\": \"a\", \"text\": \"inflation 4 percent\"}\n{\"id\": \"b\", \"text\": \"rates rose\"}\n").unwrap();
     let err = scan.for_each_in(&[0, 1], &mut |_| Ok(())).unwrap_err().to_string();

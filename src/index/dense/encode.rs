@@ -8,13 +8,13 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
 
 use super::encoder::{Encoder, TextKind};
 use super::vectors::{self, VectorDtype};
 use crate::corpus::{Document, Documents};
 use crate::error::{Error, Result};
 use crate::io::Progress;
+use crate::provenance::{Artifact, Input, Provenance, Role};
 
 /// Passages per chunk file.
 pub const CHUNK: usize = 2048;
@@ -35,7 +35,7 @@ fn passage(document: &Document) -> String {
 /// resumed). A chunk's passages are read when it is encoded, and the chunks are joined into
 /// `out` one at a time: memory holds one chunk, whatever the corpus's size.
 pub fn encode_corpus(documents: &dyn Documents, order: &[usize], encoder: &Encoder, dtype: VectorDtype, work: &Path, out: &Path, progress: &dyn Progress) -> Result<(usize, usize, usize)> {
-    let fingerprint = fingerprint(documents, encoder);
+    let fingerprint = fingerprint(documents, encoder)?;
     let stamp = work.join("fingerprint");
     if std::fs::read_to_string(&stamp).ok().as_deref() != Some(fingerprint.as_str()) {
         let _ = std::fs::remove_dir_all(work);
@@ -83,12 +83,11 @@ fn complete_chunk(path: &Path, rows: usize) -> Option<usize> {
     (v.len() == rows).then_some(v.dim())
 }
 
-/// What the work folder's chunks were encoded from: the encoder's settings and the corpus's
-/// digest (the same bytes give the same documents in the same id order).
-fn fingerprint(documents: &dyn Documents, encoder: &Encoder) -> String {
-    let mut hash = Sha256::new();
-    hash.update(serde_json::to_vec(encoder.config()).expect("config serialises"));
-    hash.update([0]);
-    hash.update(documents.digest().xxh3.as_bytes());
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+/// What the work folder's chunks were encoded from ([`crate::provenance`]): the corpus's digest
+/// (the same bytes give the same documents in the same id order), the encoder's settings and its
+/// model file's sha256.
+fn fingerprint(documents: &dyn Documents, encoder: &Encoder) -> Result<String> {
+    let inputs = vec![Input::digested(Role::Corpus, std::path::Path::new("corpus"), documents.digest())];
+    let settings = (encoder.config(), encoder.config().model_sha256(encoder.dir())?);
+    Ok(Provenance::new(Artifact::Vectors, inputs, &settings).fingerprint.0)
 }
