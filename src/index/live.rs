@@ -33,7 +33,7 @@ pub struct Live {
 
 impl std::fmt::Debug for Live {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Live").field("dir", &self.dir).field("held", &self.get_held().generation()).finish()
+        f.debug_struct("Live").field("dir", &self.dir).field("held", &self.held().generation()).finish()
     }
 }
 
@@ -54,7 +54,8 @@ impl Live {
         &self.dir
     }
 
-    fn get_held(&self) -> Arc<Index> {
+    /// The generation held now, without looking for a newer one.
+    pub fn held(&self) -> Arc<Index> {
         self.held.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -62,7 +63,7 @@ impl Live {
     /// the one held (module doc). Never an error: a folder that cannot be read or a generation
     /// that cannot be opened leaves the one held in service.
     pub fn get(&self) -> Arc<Index> {
-        let held = self.get_held();
+        let held = self.held();
         let Ok(line) = std::fs::read(self.dir.join(CURRENT)) else { return held };
         if line == held.current_line().as_bytes() || self.failed.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|(failed, _)| *failed == line) {
             return held;
@@ -73,7 +74,7 @@ impl Live {
             Ok(index) => index,
             Err(e) => {
                 *self.failed.lock().unwrap_or_else(|e| e.into_inner()) = Some((line, e.to_string()));
-                self.get_held()
+                self.held()
             }
         }
     }

@@ -340,7 +340,7 @@ impl<R: Read> RecordReader<R> {
                     self.advance(len);
                     match self.skip_space()? {
                         Some(b':') => self.advance(1),
-                        _ => return Err(self.malformed(self.here(), "expected ':' after the key")),
+                        _ => return Err(self.malformed(self.here(), "expected `:` after the key")),
                     }
                     if self.skip_space()?.is_none() {
                         return Err(self.malformed(self.here(), "the file ends where a value was expected"));
@@ -360,7 +360,7 @@ impl<R: Read> RecordReader<R> {
                             self.advance(1);
                             self.state = State::Done;
                         }
-                        _ => return Err(self.malformed(self.here(), "expected ',' or '}' after a value")),
+                        _ => return Err(self.malformed(self.here(), "expected `,` or `}` after a value")),
                     }
                     return Ok(Some(record));
                 }
@@ -456,7 +456,7 @@ mod tests {
     fn damage_is_named_where_it_is() {
         let err = |bytes: &[u8], layout| read(bytes, layout, 64).into_iter().find_map(|r| r.err()).map(|e| e.to_string()).unwrap_or_default();
         assert_eq!(err(b"{\"a\": 1,}", Layout::Object), "f:1:9: expected a key (a string in quotes)");
-        assert_eq!(err(b"{\"a\": {\"b\": 1}", Layout::Object), "f:1:15: expected ',' or '}' after a value");
+        assert_eq!(err(b"{\"a\": {\"b\": 1}", Layout::Object), "f:1:15: expected `,` or `}` after a value");
         assert_eq!(err(b"{\"a\": {\"b\": 1}} x", Layout::Object), "f:1:17: more after the object's closing brace");
         assert_eq!(err(b"[1, 2]", Layout::Object), "f:1:1: expected a JSON object of records keyed by id");
         assert_eq!(err(b"{\"a\": \"never", Layout::Object), "f:1:7: a string that never ends");

@@ -405,9 +405,23 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
 }
 
 pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
+    // Opening a new generation reads files: off the async threads.
+    let held = match &state.index {
+        super::Served::Embedded(_) => {
+            let state = state.clone();
+            tokio::task::spawn_blocking(move || match &state.index {
+                super::Served::Embedded(live) => Some(live.get()),
+                super::Served::OpenSearch(_) => None,
+            })
+            .await
+            .ok()
+            .flatten()
+        }
+        super::Served::OpenSearch(_) => None,
+    };
     let (backend, index, documents, analyzer_version, generation) = match &state.index {
         super::Served::Embedded(live) => {
-            let held = tokio::task::block_in_place(|| live.get());
+            let held = held.unwrap_or_else(|| live.held());
             let generation = serde_json::json!({"number": held.generation(), "fingerprint": held.fingerprint(), "reload_error": live.reload_error()});
             ("embedded", live.path().display().to_string(), held.num_docs(), held.manifest().analyzer_version, Some(generation))
         }
