@@ -64,11 +64,12 @@ impl Current {
         format!("{} {}\n", name(self.generation), self.manifest)
     }
 
-    /// Reads `DIR/CURRENT`: `None` when the folder has none.
+    /// Reads `DIR/CURRENT`: `None` when the folder has none (or `DIR` is not a folder).
     pub fn read(dir: &Path) -> Result<Option<Current>> {
         let path = dir.join(CURRENT);
         let text = match std::fs::read(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            // No folder, or a file where the folder should be: not an index.
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => return Ok(None),
             Err(e) => return Err(Error::io(&path, e)),
             Ok(bytes) => bytes,
         };
@@ -258,6 +259,10 @@ mod tests {
     fn current_round_trips_and_refuses_damage() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Current::read(dir.path()).unwrap(), None);
+        // A file given as the index folder is no index, not an OS error.
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "hi").unwrap();
+        assert!(matches!(pin(&file), Err(Error::NotAnIndex { .. })));
         let current = Current { generation: 12, manifest: "0123456789abcdef0123456789abcdef".into() };
         current.write(dir.path()).unwrap();
         assert_eq!(std::fs::read_to_string(dir.path().join(CURRENT)).unwrap(), "gen-000012 0123456789abcdef0123456789abcdef\n");
