@@ -34,6 +34,8 @@
 //!   a judged claim the run lacks counts 0, and judgments of claims not kept count nowhere.
 //! - **Coverage**: a published decomposition without queries for a claim falls back to the claim
 //!   itself; the table says how many claims each planner covered ("QGen: 3 of 12 claims").
+//! - **The paper's figures** ([`paper`]): under each planner's row, the QuanTemp++ paper's own
+//!   (Tables 4 and 5 as printed, bundled in `data/quantemp-paper/`), marked `↳ paper`.
 //! - **Reuse** ([`Resume`], [`crate::provenance`]): the index, every run, verifier and
 //!   predictions file records what made it — the digests of `corpus.json`, the claims, the
 //!   decomposition files and the index, and every setting that changes it. A rerun reuses an
@@ -55,6 +57,7 @@ use crate::io::{Digest, Progress};
 use crate::plan::{planner_for, FileField, LlmConfig, LlmStyle, PlanSpec};
 use crate::provenance::{Artifact, Input, Provenance, Reuse, Role, Source};
 
+pub mod paper;
 pub mod verification;
 use crate::retrieve::{Retriever, TemporalFilter, UndatedPolicy};
 use crate::trec::{Qrels, QrelsFormat, RankedList, Run, ScoredDoc, DEFAULT_TAG};
@@ -826,8 +829,11 @@ pub fn markdown(grid: &Grid) -> String {
             }
             out.push_str(&row);
             out.push('\n');
+            if let Some(paper) = paper_row(planner) {
+                out.push_str(&paper);
+            }
         }
-        out.push('\n');
+        out.push_str(&format!("\n{PAPER_MARK} paper: the {}'s Table 4 as printed (Contriever, CombMAX-Norm, the real collection's relevance judgments; – where it has no such row): comparable to the row above only with the same retriever on the real data.\n\n", paper::CITATION));
     }
     out.push_str(&format!("#### The reference code's post-filter (top {REFERENCE_DEPTH} without a cutoff, then dated-before or undated) against quantir's exact cutoff\n\n"));
     out.push_str("| planner | retriever | claims short of k | NDCG@10 exact / post | R@100 exact / post | MRR exact / post |\n|---|---|---:|---:|---:|---:|\n");
@@ -847,6 +853,28 @@ pub fn markdown(grid: &Grid) -> String {
         ));
     }
     out
+}
+
+/// The mark of a row of the paper's figures, under the row of the same planner.
+pub(crate) const PAPER_MARK: &str = "↳";
+
+/// The paper's Table 4 row for a planner in the retrieval table's columns (with the filter, then
+/// without), or `None` when the paper has neither.
+fn paper_row(planner: PaperPlanner) -> Option<String> {
+    let with = paper::retrieval(planner, TemporalFilter::Claim);
+    let without = paper::retrieval(planner, TemporalFilter::Off);
+    if with.is_none() && without.is_none() {
+        return None;
+    }
+    let mut row = format!("| {PAPER_MARK} paper, {} |", paper::paper_name(planner)?);
+    for figures in [with, without] {
+        match figures {
+            Some(figures) => figures.iter().for_each(|f| row.push_str(&format!(" {f} |"))),
+            None => row.push_str(&" – |".repeat(4)),
+        }
+    }
+    row.push('\n');
+    Some(row)
 }
 
 /// The grid as CSV: one line per cell (`retriever,filter,planner,` each measure, each p-value).

@@ -80,6 +80,12 @@ fn experiment_tables_equal_pytrec_eval_and_scipy_on_its_runs() {
     let tables = String::from_utf8(first).unwrap();
     assert!(tables.contains("| Claim only |") && tables.contains("| QGen |") && tables.contains("| quantir numeric |"), "{tables}");
     assert!(tables.contains("post-filter"));
+    // The paper's Table 4 under each planner it has (as printed; – where it has no such row), none
+    // under quantir's own planner.
+    assert!(tables.contains("| Claim only |") && tables.contains("| ↳ paper, Claim-Only | 0.33 | 0.32 | 0.51 | 0.54 | – | – | – | – |\n"), "{tables}");
+    assert!(tables.contains("| ↳ paper, FCDecomp | 0.57 | 0.54 | 0.82 | 0.68 | 0.54 | 0.51 | 0.82 | 0.651 |\n"), "{tables}");
+    let after_numeric = tables.split("| quantir numeric |").nth(1).unwrap().lines().nth(1).unwrap_or("");
+    assert!(!after_numeric.contains("paper"), "{tables}");
     assert_eq!(std::fs::read_to_string(out.join("tables.md")).unwrap(), tables);
     let grid: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("grid.json")).unwrap()).unwrap();
     assert_eq!(grid["cells"].as_array().unwrap().len(), 12, "6 planners x with and without the filter");
@@ -143,6 +149,9 @@ print(json.dumps(out))
 /// the prediction files and every p to scipy's `ttest_rel` over the same contiguous folds.
 fn check_verification(out: &std::path::Path, data: &std::path::Path, tables: &str) {
     assert!(tables.contains("#### Verification") && tables.contains("| QGen* |"), "{tables}");
+    // The paper's Table 5, in fractions, with its † on macro-F1.
+    assert!(tables.contains("| ↳ paper, Claim-Only | 0.6653 | 0.5338 | 0.8146 | 0.3102 | 0.6403 | 0.5528 |\n"), "{tables}");
+    assert!(tables.contains("| ↳ paper, FCDecomp | 0.6645 | 0.4573 | 0.8078 | 0.5025 | 0.6680 | 0.5892† |\n"), "{tables}");
     let table: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("verification.json")).unwrap()).unwrap();
     let rows = table["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 6);
