@@ -51,6 +51,15 @@ pub use english::Emitted;
 pub use english::STOPWORDS;
 pub use numeric::{number_spans, NumberSpan};
 
+/// The years a bare four-digit whole number is read as (1800–2099): the planner asks about them,
+/// the verifier compares them as years, not as counts. One rule, used by both.
+pub const YEARS: std::ops::RangeInclusive<u32> = 1800..=2099;
+
+/// Whether `value` is a whole number in [`YEARS`].
+pub fn is_year(value: f64) -> bool {
+    value.fract() == 0.0 && (f64::from(*YEARS.start())..=f64::from(*YEARS.end())).contains(&value)
+}
+
 /// Version of the rules above. Bump it on any change that alters a term.
 pub const ANALYZER_VERSION: u32 = 1;
 
@@ -101,6 +110,13 @@ impl Analyzer {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn years_are_whole_numbers_from_1800_to_2099() {
+        for (value, year) in [(1799.0, false), (1800.0, true), (2024.0, true), (2099.0, true), (2100.0, false), (2024.5, false), (f64::NAN, false)] {
+            assert_eq!(super::is_year(value), year, "{value}");
+        }
+    }
+
     use super::*;
 
     fn terms(text: &str) -> String {

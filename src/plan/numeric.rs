@@ -79,7 +79,7 @@ fn has_digit(t: &Token) -> bool {
 }
 
 fn is_year(text: &str) -> bool {
-    text.len() == 4 && text.chars().all(|c| c.is_ascii_digit()) && (1800..=2099).contains(&text.parse::<u32>().unwrap_or(0))
+    text.len() == 4 && text.chars().all(|c| c.is_ascii_digit()) && crate::analysis::YEARS.contains(&text.parse::<u32>().unwrap_or(0))
 }
 
 fn is_time(tokens: &[Token], i: usize) -> bool {

@@ -217,7 +217,7 @@ pub fn numeric(claim: &str, evidence: &[String], analyzer: &Analyzer) -> [f32; N
             / claim_numbers.len() as f64;
         e as f32
     };
-    let years: Vec<&str> = claim_numbers.iter().filter(|(s, v)| s.len() == 4 && (1800.0..2100.0).contains(v)).map(|(s, _)| s.as_str()).collect();
+    let years: Vec<&str> = claim_numbers.iter().filter(|(s, v)| s.len() == 4 && crate::analysis::is_year(*v)).map(|(s, _)| s.as_str()).collect();
     let years_found = years.iter().filter(|y| evidence_values.contains(**y)).count();
     let (cp, ep) = (mentions_percent(claim), mentions_percent(&joined));
     let claim_terms: HashSet<String> = analyzer.terms(claim).into_iter().collect();

@@ -12,7 +12,7 @@
 //!   [`Unit::PercentagePoints`]; a currency symbol before (`$`, `€`, `£`, `¥`, `₹`) or word after
 //!   (`dollars`, `euros`, `pounds`, `yen`, `rupees`) → [`Unit::Currency`]; `N [up to two words] per
 //!   M` (`41 homicides per 100,000 people`, `19.6 per 100,000`, `per 1,000 births`, `per
-//!   thousand`) → [`Unit::Rate`] per M; a whole number from 1800 to 2100 with none of these →
+//!   thousand`) → [`Unit::Rate`] per M; a whole number from 1800 to 2099 (`analysis::YEARS`) with none of these →
 //!   [`Unit::Year`]; anything else is a [`Unit::Count`] of the word that follows (its noun,
 //!   stemmed: `homicides` → `homicid`);
 //! - **range**: `between A and B`, `from A to B`, `A to B`, `A-B`, `A–B` are one quantity from A
@@ -480,7 +480,7 @@ fn join(chars: &[char], words: &[Word], raws: Vec<Raw>) -> Vec<Quantity> {
         let is_range = match (second, joint.as_deref()) {
             (Some(s), Some(j)) => {
                 let connected = matches!(j, "-" | "–" | "to") || (j == "and" && preceded_by("between")) || (j == "to" && preceded_by("from"));
-                let year_pair = first.whole && s.whole && (1800.0..=2100.0).contains(&first.value) && (1800.0..=2100.0).contains(&s.value) && first.unit.is_none() && s.unit.is_none();
+                let year_pair = first.whole && s.whole && crate::analysis::is_year(first.value) && crate::analysis::is_year(s.value) && first.unit.is_none() && s.unit.is_none();
                 connected && !year_pair && (first.unit.is_none() || first.unit == s.unit)
             }
             _ => false,
@@ -499,7 +499,7 @@ fn join(chars: &[char], words: &[Word], raws: Vec<Raw>) -> Vec<Quantity> {
             i += 2;
             continue;
         }
-        let year = first.unit.is_none() && first.whole && !first.scaled && (1800.0..=2100.0).contains(&first.value);
+        let year = first.unit.is_none() && first.whole && !first.scaled && crate::analysis::is_year(first.value);
         let unit = if year { Unit::Year } else { first.unit.unwrap_or(Unit::Count) };
         out.push(Quantity { text: text_of(first.start, first.end), start: first.start, end: first.end, value: first.value, high: None, unit, approx: first.approx, year: None, noun: if year { None } else { first.noun.clone() } });
         i += 1;
