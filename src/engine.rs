@@ -140,7 +140,7 @@ impl Default for PlanRunConfig {
     /// Depth 100 and CombMAX-Norm across sub-queries (QuanTemp++'s setting); CombSUM of z-scores
     /// across retrievers ([`default_hybrid_fusion`]).
     fn default() -> Self {
-        PlanRunConfig { depth: 100, fusion: FusionConfig::default(), hybrid: default_hybrid_fusion() }
+        PlanRunConfig { depth: crate::ranges::DEFAULT_DEPTH, fusion: FusionConfig::default(), hybrid: default_hybrid_fusion() }
     }
 }
 

@@ -65,6 +65,8 @@ pub const THREADS: Count = Count::new("threads", 0, 1024);
 pub const K: Count = Count::at_least("k", 1);
 /// Documents each sub-query retrieves before fusion (no greatest, as `k`).
 pub const DEPTH: Count = Count::at_least("depth", 1);
+/// The depth every front end defaults to (QuanTemp++'s setting).
+pub const DEFAULT_DEPTH: usize = 100;
 /// Candidates an HNSW search explores.
 pub const EF: Count = Count::new("ef", 1, 100_000);
 /// Evidence texts a verifier reads per claim.

@@ -300,7 +300,7 @@ impl Index {
     /// list of strings or a DataFrame. Arguments have the CLI flags' names and defaults.
     #[pyo3(signature = (
         claims, *, plan="claim-only", fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
-        retriever="bm25", hybrid_fusion="combsum", hybrid_norm=None, k=1000, depth=100, before=None, undated="exclude",
+        retriever="bm25", hybrid_fusion="combsum", hybrid_norm=None, k=1000, depth=quantir::ranges::DEFAULT_DEPTH, before=None, undated="exclude",
         temporal_filter="claim", remove_query=false, k1=None, b=None, ann="exact", ef=256, mmr=false, mmr_beta=0.8,
         mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None, format="auto", threads=0,
         progress=None

@@ -143,7 +143,7 @@ impl OpenSearchIndex {
     /// order the embedded index gives. BM25 only.
     #[pyo3(signature = (
         claims, *, plan="claim-only", fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
-        k=1000, depth=100, before=None, undated="exclude", temporal_filter="claim", remove_query=false, k1=None, b=None,
+        k=1000, depth=quantir::ranges::DEFAULT_DEPTH, before=None, undated="exclude", temporal_filter="claim", remove_query=false, k1=None, b=None,
         mmr=false, mmr_beta=0.8, mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None,
         format="auto", progress=None
     ))]

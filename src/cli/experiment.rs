@@ -50,7 +50,7 @@ pub struct QuantempArgs {
     #[arg(short, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
     k: usize,
     /// Documents each sub-query retrieves before fusion
-    #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    #[arg(long, default_value_t = quantir::ranges::DEFAULT_DEPTH, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
     depth: usize,
     /// How sub-query lists are fused (the paper's CombMAX-Norm)
     #[arg(long, value_enum, default_value_t = Method::CombMaxNorm)]

@@ -71,7 +71,7 @@ pub struct RunArgs {
     #[command(flatten)]
     fusion_options: FusionArgs,
     /// Documents each sub-query retrieves before fusion, at least 1
-    #[arg(long, default_value_t = 100, value_parser = super::args::ranged(quantir::ranges::DEPTH))]
+    #[arg(long, default_value_t = quantir::ranges::DEFAULT_DEPTH, value_parser = super::args::ranged(quantir::ranges::DEPTH))]
     depth: usize,
     /// Write, per claim, its sub-queries and which of them found each document (JSONL)
     #[arg(long, value_name = "PATH")]

@@ -833,7 +833,7 @@ pub fn markdown(grid: &Grid) -> String {
                 out.push_str(&paper);
             }
         }
-        out.push_str(&format!("\n{PAPER_MARK} paper: the {}'s Table 4 as printed (Contriever, CombMAX-Norm, the real collection's relevance judgments; – where it has no such row): comparable to the row above only with the same retriever on the real data.\n\n", paper::CITATION));
+        out.push_str(&format!("\n{PAPER_MARK} paper: Table 4 of the {}, as printed (Contriever, CombMAX-Norm, the real collection's relevance judgments; – where it has no such row): comparable to the row above only with the same retriever on the real data.\n\n", paper::CITATION));
     }
     out.push_str(&format!("#### The reference code's post-filter (top {REFERENCE_DEPTH} without a cutoff, then dated-before or undated) against quantir's exact cutoff\n\n"));
     out.push_str("| planner | retriever | claims short of k | NDCG@10 exact / post | R@100 exact / post | MRR exact / post |\n|---|---|---:|---:|---:|---:|\n");

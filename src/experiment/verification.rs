@@ -318,7 +318,7 @@ pub fn markdown(table: &VerificationTable) -> String {
         }
     }
     out.push_str(&format!(
-        "\n{} paper: the {}'s Table 5 as printed, in fractions (a fine-tuned roberta-mnli on top-3 Contriever evidence, the real collection's labels; † on its macro-F1 as it marks it): comparable to the row above only on the real data.\n",
+        "\n{} paper: Table 5 of the {}, as printed but in fractions (a fine-tuned roberta-mnli on top-3 Contriever evidence, the real collection's labels; † on its macro-F1 as it marks it): comparable to the row above only on the real data.\n",
         super::PAPER_MARK,
         super::paper::CITATION
     ));

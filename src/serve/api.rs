@@ -119,7 +119,7 @@ pub struct SearchRequest {
     /// Hits returned (default 10).
     #[serde(default)]
     pub k: Option<usize>,
-    /// Documents per sub-query before fusion (default 100).
+    /// Documents per sub-query before fusion (default [`crate::ranges::DEFAULT_DEPTH`]).
     #[serde(default)]
     pub depth: Option<usize>,
     /// Undated documents under a cutoff.
@@ -221,7 +221,7 @@ impl SearchRequest {
             plan: self.plan,
             run: RunConfig { k, undated: self.undated, threads: 1, retriever: self.retriever, ..Default::default() },
             plan_run: PlanRunConfig {
-                depth: self.depth.unwrap_or(100),
+                depth: self.depth.unwrap_or(crate::ranges::DEFAULT_DEPTH),
                 fusion: FusionConfig { method: self.fusion.unwrap_or(Method::CombMaxNorm), norm: self.norm, ..Default::default() },
                 hybrid: crate::engine::hybrid_fusion(self.hybrid_fusion.unwrap_or(Method::CombSum), None),
             },

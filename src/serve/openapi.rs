@@ -60,7 +60,7 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
                 "norm": {"type": "string", "nullable": true, "enum": ["none", "min-max", "max", "sum", "zmuv", "rank", null], "description": "the sub-query lists' normalisation before fusion; combmax-norm (the default fusion) takes only min-max"},
                 "hybrid_fusion": {"type": "string", "nullable": true, "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf", null], "default": "combsum", "description": "how a sub-query's BM25 and dense lists combine under hybrid retrieval (after z-scoring; combmax-norm min-max, rrf ranks)"},
                 "k": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": 10},
-                "depth": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": 100},
+                "depth": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": crate::ranges::DEFAULT_DEPTH},
                 "undated": {"type": "string", "enum": ["exclude", "include"], "default": "exclude"}
             }},
             "SubQuery": {"type": "object", "properties": {"text": {"type": "string"}, "origin": {"type": "string", "enum": ["claim", "file", "numeric", "llm"]}}},
