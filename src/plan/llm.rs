@@ -355,15 +355,16 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     parts.join(": ")
 }
 
+/// A chat answer without the Markdown code fence (```` ```json … ``` ```` or ```` ``` … ``` ````) a
+/// model may wrap it in, trimmed: what the planner and the verifier parse.
+pub fn unfenced(answer: &str) -> &str {
+    let trimmed = answer.trim();
+    trimmed.strip_prefix("```json").or_else(|| trimmed.strip_prefix("```")).and_then(|s| s.strip_suffix("```")).unwrap_or(trimmed).trim()
+}
+
 /// The queries in an answer (module doc); empty when there are none.
 pub fn parse_answer(answer: &str) -> Vec<String> {
-    let trimmed = answer.trim();
-    let unfenced = trimmed
-        .strip_prefix("```json")
-        .or_else(|| trimmed.strip_prefix("```"))
-        .and_then(|s| s.strip_suffix("```"))
-        .unwrap_or(trimmed)
-        .trim();
+    let unfenced = unfenced(answer);
     let from_json = |v: &serde_json::Value| -> Option<Vec<String>> {
         let list = v.get("queries").unwrap_or(v).as_array()?;
         Some(list.iter().filter_map(|q| q.as_str()).map(|q| q.trim().to_string()).filter(|q| !q.is_empty()).collect())

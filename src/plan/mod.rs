@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 pub use files::{read_plan_file, FileField};
-pub use llm::{check_url, ChatClient, LlmConfig, LlmPlanner, LlmStats, LlmStyle, CONNECT_TIMEOUT, MAX_BACKOFF};
+pub use llm::{check_url, unfenced, ChatClient, LlmConfig, LlmPlanner, LlmStats, LlmStyle, CONNECT_TIMEOUT, MAX_BACKOFF};
 pub use mmr::{lexical_similarity, mentions_fact_checking, mmr_filter, mmr_filter_dense, MmrConfig, MmrSimilarity};
 pub use numeric::{numeric_subqueries, MAX_SUBQUERIES, MAX_TIMES};
 pub use planners::{planner_for, ClaimOnly, Filtered, FromFile, Numeric};

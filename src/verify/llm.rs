@@ -125,8 +125,7 @@ fn prompt(claim: &str, evidence: &[String], labels: LabelSet, context: ContextPo
 
 /// The verdict in an answer, if it has one.
 pub fn parse_verdict(answer: &str) -> Option<(Label, f64)> {
-    let trimmed = answer.trim();
-    let unfenced = trimmed.strip_prefix("```json").or_else(|| trimmed.strip_prefix("```")).and_then(|s| s.strip_suffix("```")).unwrap_or(trimmed).trim();
+    let unfenced = crate::plan::unfenced(answer);
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(unfenced) {
         let label = Label::parse(v.get("label")?.as_str()?)?;
         let confidence = v.get("confidence").and_then(|c| c.as_f64()).filter(|c| (0.0..=1.0).contains(c)).unwrap_or(1.0);
