@@ -3,17 +3,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use quantir::plan::{read_plan_file, FileField};
+use quantir::plan::{read_plan_file, Decomposition};
 
 #[path = "common.rs"]
 mod common;
 
-const CHOICES: [(&str, Option<FileField>); 6] = [
+const CHOICES: [(&str, Option<Decomposition>); 6] = [
     ("plan.jsonl", None),
     ("claims.json", None),
-    ("claims.json", Some(FileField::ClaimDecomp)),
-    ("claims.json", Some(FileField::PgmFc)),
-    ("claims.json", Some(FileField::FcDecomp)),
+    ("claims.json", Some(Decomposition::ClaimDecomp)),
+    ("claims.json", Some(Decomposition::PgmFc)),
+    ("claims.json", Some(Decomposition::FcDecomp)),
     ("qgen.csv", None),
 ];
 

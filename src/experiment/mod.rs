@@ -54,7 +54,7 @@ use crate::fuse::ConstantPolicy;
 use crate::index::dense::{Encoder, VectorDtype};
 use crate::index::{BuildSummary, DenseConfig, Index, IndexConfig};
 use crate::io::{Digest, Progress};
-use crate::plan::{planner_for, FileField, LlmConfig, LlmStyle, PlanSpec};
+use crate::plan::{planner_for, Decomposition, LlmConfig, PlanSpec};
 use crate::provenance::{Artifact, Input, Provenance, Reuse, Role, Source};
 
 pub mod paper;
@@ -319,14 +319,14 @@ impl PaperPlanner {
         let field = |field| Some(PlanSpec::File { path: split.to_path_buf(), field: Some(field) });
         match self {
             PaperPlanner::ClaimOnly => Some(PlanSpec::ClaimOnly),
-            PaperPlanner::Fcdecomp => field(FileField::FcDecomp),
-            PaperPlanner::Claimdecomp => field(FileField::ClaimDecomp),
-            PaperPlanner::Pgmfc => field(FileField::PgmFc),
+            PaperPlanner::Fcdecomp => field(Decomposition::FcDecomp),
+            PaperPlanner::Claimdecomp => field(Decomposition::ClaimDecomp),
+            PaperPlanner::Pgmfc => field(Decomposition::PgmFc),
             PaperPlanner::Qgen => qgen.map(|path| PlanSpec::File { path: path.to_path_buf(), field: None }),
             PaperPlanner::Numeric => Some(PlanSpec::Numeric),
-            PaperPlanner::LlmFcdecomp => Some(PlanSpec::Llm(LlmStyle::FcDecomp)),
-            PaperPlanner::LlmClaimdecomp => Some(PlanSpec::Llm(LlmStyle::ClaimDecomp)),
-            PaperPlanner::LlmPgmfc => Some(PlanSpec::Llm(LlmStyle::PgmFc)),
+            PaperPlanner::LlmFcdecomp => Some(PlanSpec::Llm(Decomposition::FcDecomp)),
+            PaperPlanner::LlmClaimdecomp => Some(PlanSpec::Llm(Decomposition::ClaimDecomp)),
+            PaperPlanner::LlmPgmfc => Some(PlanSpec::Llm(Decomposition::PgmFc)),
         }
     }
 }

@@ -9,38 +9,13 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::str::FromStr;
 
+use super::Decomposition;
 use crate::error::{shorten, Error, Position, Result};
 use crate::io::{json_error, read_utf8, JsonlLines};
 
-/// Which decomposition of a QuanTemp++ claims JSON to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FileField {
-    /// `decomp_questions`.
-    ClaimDecomp,
-    /// `pgmfc_questions`.
-    PgmFc,
-    /// The keys of `in_file`.
-    FcDecomp,
-}
-
-impl FromStr for FileField {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        match s {
-            "claimdecomp" => Ok(FileField::ClaimDecomp),
-            "pgmfc" => Ok(FileField::PgmFc),
-            "fcdecomp" => Ok(FileField::FcDecomp),
-            _ => Err(format!("expected claimdecomp, pgmfc or fcdecomp, found {s:?}")),
-        }
-    }
-}
-
 /// Reads a decomposition file into claim id → queries (in file order).
-pub fn read_plan_file(path: &Path, field: Option<FileField>) -> Result<HashMap<String, Vec<String>>> {
+pub fn read_plan_file(path: &Path, field: Option<Decomposition>) -> Result<HashMap<String, Vec<String>>> {
     let text = read_utf8(path)?;
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     match extension {
@@ -76,7 +51,7 @@ fn read_jsonl(path: &Path, text: &str) -> Result<HashMap<String, Vec<String>>> {
     Ok(out)
 }
 
-fn read_quantemp(path: &Path, text: &str, field: Option<FileField>) -> Result<HashMap<String, Vec<String>>> {
+fn read_quantemp(path: &Path, text: &str, field: Option<Decomposition>) -> Result<HashMap<String, Vec<String>>> {
     let field = field.ok_or_else(|| Error::InvalidArgument {
         name: "--plan",
         message: format!("{} is a QuanTemp++ claims file: name the decomposition, e.g. file:{}:claimdecomp (or :pgmfc, :fcdecomp)", path.display(), path.display()),
@@ -86,20 +61,20 @@ fn read_quantemp(path: &Path, text: &str, field: Option<FileField>) -> Result<Ha
     let mut out = HashMap::new();
     for (i, claim) in claims.iter().enumerate() {
         let (name, value) = match field {
-            FileField::ClaimDecomp => ("decomp_questions", claim.get("decomp_questions")),
-            FileField::PgmFc => ("pgmfc_questions", claim.get("pgmfc_questions")),
-            FileField::FcDecomp => ("in_file", claim.get("in_file")),
+            Decomposition::ClaimDecomp => ("decomp_questions", claim.get("decomp_questions")),
+            Decomposition::PgmFc => ("pgmfc_questions", claim.get("pgmfc_questions")),
+            Decomposition::FcDecomp => ("in_file", claim.get("in_file")),
         };
         let queries: Vec<String> = match value {
             None | Some(serde_json::Value::Null) => Vec::new(),
             Some(serde_json::Value::Array(items)) => items.iter().filter_map(|v| v.as_str()).map(clean_question).collect(),
-            Some(serde_json::Value::Object(map)) if field == FileField::FcDecomp => map.keys().map(|k| clean_question(k)).collect(),
+            Some(serde_json::Value::Object(map)) if field == Decomposition::FcDecomp => map.keys().map(|k| clean_question(k)).collect(),
             Some(other) => {
                 return Err(Error::Parse {
                     path: path.to_path_buf(),
                     at: start,
                     field: format!("[{i}].{name}"),
-                    expected: if field == FileField::FcDecomp { "an object keyed by query".into() } else { "a list of questions".into() },
+                    expected: if field == Decomposition::FcDecomp { "an object keyed by query".into() } else { "a list of questions".into() },
                     found: shorten(&other.to_string()),
                 })
             }

@@ -1,6 +1,6 @@
 //! The LLM planner: an OpenAI-compatible `/v1/chat/completions` client.
 //!
-//! - **Prompts** are quantir's own (one per [`LlmStyle`]): at most 10 short search queries that
+//! - **Prompts** are quantir's own (one per [`Decomposition`]): at most 10 short search queries that
 //!   cover the claim's numeric and temporal aspects, never a question about fact-checks, answered
 //!   as JSON `{"queries": [...]}`.
 //! - **Robustness**: the URL is checked before any request ([`check_url`]: a malformed one is
@@ -19,7 +19,6 @@
 //!   plans. [`ChatClient`] does the HTTP, retries and caching, for the LLM verifier too.
 
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -44,34 +43,9 @@ pub fn check_url(url: &str) -> Result<()> {
 
 use sha2::{Digest, Sha256};
 
-use super::{Origin, Plan, Planner, SubQuery};
+use super::{Decomposition, Origin, Plan, Planner, SubQuery};
 use crate::corpus::Claim;
 use crate::error::{Error, LlmFailure, Result};
-
-/// Which decomposition the LLM is asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LlmStyle {
-    /// Search queries, one per numeric or temporal aspect (FCDecomp-like).
-    FcDecomp,
-    /// Yes/no sub-questions (ClaimDecomp-like).
-    ClaimDecomp,
-    /// A program of simple questions, one per step (PgmFC-like).
-    PgmFc,
-}
-
-impl FromStr for LlmStyle {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        match s {
-            "fcdecomp" => Ok(LlmStyle::FcDecomp),
-            "claimdecomp" => Ok(LlmStyle::ClaimDecomp),
-            "pgmfc" => Ok(LlmStyle::PgmFc),
-            _ => Err(format!("expected fcdecomp, claimdecomp or pgmfc, found {s:?}")),
-        }
-    }
-}
 
 /// Version of the prompt wording: part of the cache key, so changed prompts are asked anew.
 const PROMPT_VERSION: u32 = 1;
@@ -79,16 +53,16 @@ const PROMPT_VERSION: u32 = 1;
 const SYSTEM_PROMPT: &str = "You help fact-checkers find evidence for numerical claims. You write web search queries, \
 never opinions. Answer only with JSON of the form {\"queries\": [\"...\", \"...\"]}.";
 
-impl LlmStyle {
+impl Decomposition {
     fn instruction(self) -> &'static str {
         match self {
-            LlmStyle::FcDecomp => "Write at most 10 short web search queries that together find evidence for every numeric and temporal \
+            Decomposition::FcDecomp => "Write at most 10 short web search queries that together find evidence for every numeric and temporal \
 aspect of the claim below: each quantity, rate, amount of money, percentage, date or period, with the entity and the time it refers to. \
 Each query should stand alone and be answerable by a document published before the claim was made. Do not ask whether the claim \
 is true, and do not mention fact-checks, fact-checkers or the claim itself.",
-            LlmStyle::ClaimDecomp => "Write at most 10 yes/no questions whose answers, taken together, decide the claim below, covering \
+            Decomposition::ClaimDecomp => "Write at most 10 yes/no questions whose answers, taken together, decide the claim below, covering \
 each of its numbers, dates and comparisons. Each question should stand alone. Do not mention fact-checks or fact-checkers.",
-            LlmStyle::PgmFc => "Break the claim below into a short program of at most 10 simple questions, one per reasoning step \
+            Decomposition::PgmFc => "Break the claim below into a short program of at most 10 simple questions, one per reasoning step \
 (find each quantity, then compare or compute), each written as a standalone search question. Do not mention fact-checks.",
         }
     }
@@ -109,7 +83,7 @@ pub struct LlmConfig {
     /// Bearer token, if the server needs one.
     pub api_key: Option<String>,
     /// The decomposition asked for.
-    pub style: LlmStyle,
+    pub style: Decomposition,
     /// Total time allowed for one request, its retries included.
     pub timeout: Duration,
     /// Further attempts after a retryable failure.
@@ -133,7 +107,7 @@ impl LlmConfig {
             base_url: base_url.into(),
             model: model.into(),
             api_key: None,
-            style: LlmStyle::FcDecomp,
+            style: Decomposition::FcDecomp,
             timeout: Duration::from_secs(60),
             retries: 3,
             backoff: Duration::from_millis(500),

@@ -23,8 +23,8 @@ mod planners;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-pub use files::{read_plan_file, FileField};
-pub use llm::{check_url, unfenced, ChatClient, LlmConfig, LlmPlanner, LlmStats, LlmStyle, CONNECT_TIMEOUT, MAX_BACKOFF};
+pub use files::read_plan_file;
+pub use llm::{check_url, unfenced, ChatClient, LlmConfig, LlmPlanner, LlmStats, CONNECT_TIMEOUT, MAX_BACKOFF};
 pub use mmr::{lexical_similarity, mentions_fact_checking, mmr_filter, mmr_filter_dense, MmrConfig, MmrSimilarity};
 pub use numeric::{numeric_subqueries, MAX_SUBQUERIES, MAX_TIMES};
 pub use planners::{planner_for, ClaimOnly, Filtered, FromFile, Numeric};
@@ -89,6 +89,34 @@ impl Plan {
     }
 }
 
+/// The three published decompositions of a claim, by the method that names them: the field of a
+/// QuanTemp++ claims file a `file:` plan reads ([`read_plan_file`]) and the style an `llm:` plan
+/// asks for ([`LlmPlanner`]). One set of names for both (`fcdecomp`, `claimdecomp`, `pgmfc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decomposition {
+    /// FCDecomp: search queries, one per numeric or temporal aspect; in a claims file, the keys
+    /// of `in_file` (the fact-checker's own queries, the oracle).
+    FcDecomp,
+    /// ClaimDecomp: yes/no sub-questions; in a claims file, `decomp_questions`.
+    ClaimDecomp,
+    /// PgmFC: a program of simple questions, one per step; in a claims file, `pgmfc_questions`.
+    PgmFc,
+}
+
+impl FromStr for Decomposition {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        match s {
+            "fcdecomp" => Ok(Decomposition::FcDecomp),
+            "claimdecomp" => Ok(Decomposition::ClaimDecomp),
+            "pgmfc" => Ok(Decomposition::PgmFc),
+            _ => Err(format!("expected fcdecomp, claimdecomp or pgmfc, found {s:?}")),
+        }
+    }
+}
+
 /// Which planner, as written on the command line (`--plan`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -102,10 +130,10 @@ pub enum PlanSpec {
         /// The file.
         path: PathBuf,
         /// For QuanTemp++ claims JSON: which decomposition.
-        field: Option<FileField>,
+        field: Option<Decomposition>,
     },
     /// An LLM through an OpenAI-compatible API.
-    Llm(LlmStyle),
+    Llm(Decomposition),
 }
 
 impl FromStr for PlanSpec {
@@ -120,7 +148,7 @@ impl FromStr for PlanSpec {
         }
         if let Some(rest) = s.strip_prefix("file:") {
             let (path, field) = match rest.rsplit_once(':') {
-                Some((path, field)) if FileField::from_str(field).is_ok() => (path, Some(FileField::from_str(field).expect("checked"))),
+                Some((path, field)) if Decomposition::from_str(field).is_ok() => (path, Some(Decomposition::from_str(field).expect("checked"))),
                 _ => (rest, None),
             };
             return if path.is_empty() { Err(expected()) } else { Ok(PlanSpec::File { path: PathBuf::from(path), field }) };
@@ -150,9 +178,9 @@ mod tests {
     #[test]
     fn plan_specs_parse() {
         assert_eq!("claim-only".parse::<PlanSpec>().unwrap(), PlanSpec::ClaimOnly);
-        assert_eq!("file:a/test.json:pgmfc".parse::<PlanSpec>().unwrap(), PlanSpec::File { path: "a/test.json".into(), field: Some(FileField::PgmFc) });
+        assert_eq!("file:a/test.json:pgmfc".parse::<PlanSpec>().unwrap(), PlanSpec::File { path: "a/test.json".into(), field: Some(Decomposition::PgmFc) });
         assert_eq!("file:q.jsonl".parse::<PlanSpec>().unwrap(), PlanSpec::File { path: "q.jsonl".into(), field: None });
-        assert_eq!("llm:claimdecomp".parse::<PlanSpec>().unwrap(), PlanSpec::Llm(LlmStyle::ClaimDecomp));
+        assert_eq!("llm:claimdecomp".parse::<PlanSpec>().unwrap(), PlanSpec::Llm(Decomposition::ClaimDecomp));
         assert!("llm:other".parse::<PlanSpec>().unwrap_err().contains("expected claim-only, numeric"));
         assert!("bm25".parse::<PlanSpec>().is_err());
     }
