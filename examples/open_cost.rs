@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use quantir::corpus::{load_claims, Format};
-use quantir::engine::{run_claims, RunConfig};
+use quantir::engine::{Backend, PlanRunConfig, RunConfig, RunRequest};
 use quantir::index::Index;
 use quantir::io::NoProgress;
 
@@ -39,10 +39,12 @@ fn main() -> anyhow::Result<()> {
     let bytes: u64 = files.values().map(|d| d.bytes).sum();
     let claims = load_claims(Path::new(claims), Format::Auto, None)?;
     let config = RunConfig { k, ..RunConfig::default() };
+    let plan = PlanRunConfig::default();
+    let request = RunRequest { planner: &quantir::plan::ClaimOnly, encoder: None, config: &config, plan: &plan, explain: false };
     let mut run = Vec::new();
     for _ in 0..repeats {
         let started = Instant::now();
-        run_claims(&index, &claims, &config, &NoProgress)?;
+        index.run(&claims, &request, &NoProgress)?;
         run.push(started.elapsed().as_secs_f64());
     }
     let (open, check, run) = (median(open), median(check), median(run));

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyType};
 
 use quantir::corpus::{Format, LoadOptions};
-use quantir::engine::{hybrid_fusion, run_ranked, PlanRunConfig, RankedHits, RunConfig};
+use quantir::engine::{hybrid_fusion, run_ranked, Backend, PlanRunConfig, RankedHits, RunConfig, RunRequest};
 use quantir::fuse::{FusionConfig, Method, RRF_K};
 use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
@@ -289,7 +289,7 @@ impl Index {
         let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
         let evidence = py.detach(|| {
             let index = self.live.get();
-            quantir::engine::search(&index, query, &cutoff, k, index.manifest().bm25.over(k1, b))
+            index.search(query, &cutoff, k, index.manifest().bm25.over(k1, b))
         }).or_raise()?;
         Ok(evidence.into_iter().map(Hit::from).collect())
     }
@@ -348,9 +348,8 @@ impl Index {
             index.manifest().bm25.over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, threads,
             |needs| if needs { self.encoder(py, &index) } else { Ok(None) },
         )?;
-        let RunSetup { claims, planner, config, plan_config, encoder } = setup;
         let reporter = PyProgress::from_arg(progress)?;
-        let result = py.detach(|| run_ranked(&index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, false, &reporter));
+        let result = py.detach(|| run_ranked(&index, &setup.claims, &setup.request(), &reporter));
         let (lists, _, _) = reporter.finish_with(result.or_raise())?;
         self.hits_to_py(py, &index, &lists)
     }
@@ -368,6 +367,11 @@ pub(crate) struct RunSetup {
 }
 
 impl RunSetup {
+    /// The engine's request for this run.
+    pub(crate) fn request(&self) -> RunRequest<'_> {
+        RunRequest { planner: self.planner.as_ref(), encoder: self.encoder.as_deref(), config: &self.config, plan: &self.plan_config, explain: false }
+    }
+
     /// `encoder(needed)` gives the query encoder when `needed`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new<'py>(

@@ -9,6 +9,7 @@ use pyo3::types::{PyDict, PyType};
 use quantir::corpus::{load_corpus, Format};
 use quantir::fuse::RRF_K;
 use quantir::index::Bm25Params;
+use quantir::engine::Backend;
 use quantir::opensearch::{Cluster, ClusterConfig, LoadConfig, RemoteIndex};
 use quantir::retrieve::{Cutoff, Retriever};
 
@@ -135,7 +136,7 @@ impl OpenSearchIndex {
     fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>) -> PyResult<Vec<Hit>> {
         let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
         let bm25 = self.remote.bm25().over(k1, b);
-        let evidence = py.detach(|| quantir::engine::search_remote(&self.remote, query, &cutoff, k, bm25)).or_raise()?;
+        let evidence = py.detach(|| self.remote.search(query, &cutoff, k, bm25)).or_raise()?;
         Ok(evidence.into_iter().map(Hit::from).collect())
     }
 
@@ -182,8 +183,8 @@ impl OpenSearchIndex {
             |needed| if needed { Err(PyValueError::new_err("mmr_similarity=\"dense\" needs the dense encoder, which an OpenSearch index does not hold; use \"lexical\"")) } else { Ok(None) },
         )?;
         let reporter = PyProgress::from_arg(progress)?;
-        let result = py.detach(|| quantir::engine::run_remote(&self.remote, &setup.claims, setup.planner.as_ref(), &setup.config, &setup.plan_config, &reporter));
-        let (run, _) = reporter.finish_with(result.or_raise())?;
+        let result = py.detach(|| self.remote.run(&setup.claims, &setup.request(), &reporter).map(|output| output.lists.into_run()));
+        let run = reporter.finish_with(result.or_raise())?;
         let out = PyDict::new(py);
         for list in run.queries {
             let docs = PyDict::new(py);

@@ -250,16 +250,6 @@ impl DenseArgs {
     pub fn encoder(&self, fallback: Option<&std::path::Path>) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
         self.options().encoder(fallback, &super::models::roots())
     }
-
-    /// The query encoder for `index`'s vectors (`EncoderOptions::index_encoder`).
-    pub fn index_encoder(&self, index: &quantir::index::Index) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
-        self.options().index_encoder(index, &super::models::roots())
-    }
-
-    /// The encoder for dense retrieval or dense MMR over `index` (`EncoderOptions::retrieval_encoder`).
-    pub fn retrieval_encoder(&self, index: &quantir::index::Index) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
-        self.options().retrieval_encoder(index, &super::models::roots())
-    }
 }
 
 /// Where an index lives.
@@ -326,12 +316,12 @@ impl BackendArgs {
         index.as_ref().ok_or_else(|| anyhow::anyhow!("--index DIR is required (or --backend opensearch to use a cluster)"))
     }
 
-    /// Connects and opens the index on the cluster.
-    pub fn open_remote(&self, index: &Option<PathBuf>) -> anyhow::Result<Option<quantir::opensearch::RemoteIndex>> {
-        match self.cluster(index)? {
-            None => Ok(None),
-            Some(config) => Ok(Some(quantir::opensearch::RemoteIndex::open(quantir::opensearch::Cluster::connect(config)?)?)),
-        }
+    /// Where the index these flags name lives.
+    pub fn location(&self, index: &Option<PathBuf>) -> anyhow::Result<quantir::engine::Location> {
+        Ok(match self.cluster(index)? {
+            Some(config) => quantir::engine::Location::OpenSearch(config),
+            None => quantir::engine::Location::Folder(self.folder(index)?.clone()),
+        })
     }
 }
 

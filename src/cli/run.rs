@@ -4,10 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use quantir::corpus::{load_claims, Format};
-use quantir::engine::{hybrid_fusion, run_ranked, PlanRunConfig, RankedHits, RunConfig};
+use quantir::engine::{hybrid_fusion, Engine, PlanRunConfig, RunConfig, RunRequest};
 use quantir::fuse::{Method, Norm};
 use quantir::eval::{evaluate, Completeness, Measure};
-use quantir::index::Index;
 use quantir::trec::{Qrels, QrelsFormat, DEFAULT_TAG};
 
 use quantir::provenance::{Artifact, Input, Role};
@@ -100,25 +99,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             super::check_output(flag, output, &inputs, &args.index.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
         }
     }
-    if let Some(remote) = args.backend.open_remote(&args.index)? {
-        return run_remote(&args, &remote);
-    }
-    let index = Index::open(args.backend.folder(&args.index)?)?;
+    let engine = Engine::open(&args.backend.location(&args.index)?)?;
     let claims = claims(&args)?;
-    let config = run_config(&args, args.bm25.over(index.manifest().bm25));
-    let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() { args.dense.retrieval_encoder(&index)?.map(std::sync::Arc::new) } else { None };
+    let config = run_config(&args, args.bm25.over(engine.default_bm25()));
+    let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() { engine.encoder(&args.dense.options(), &super::models::roots())?.map(std::sync::Arc::new) } else { None };
     let planner = args.plan.planner(encoder.clone())?;
     let plan_config = plan_config(&args);
-    let (lists, summary, explanations) = run_ranked(&index, &claims, planner.as_ref(), encoder.as_deref(), &config, &plan_config, args.explain.is_some(), &Bar::default())?;
-    // Written straight from id ranks: no String per hit (a k = 1000 run has millions).
-    RankedHits::write_trec(&lists, &index, &args.output, DEFAULT_TAG)?;
-    record_run(&args, Input::artifact(Role::Index, index.path(), index.fingerprint().clone()), &config, &plan_config, &summary)?;
-    report(&args, &summary, &claims, &config);
+    let request = RunRequest { planner: planner.as_ref(), encoder: encoder.as_deref(), config: &config, plan: &plan_config, explain: args.explain.is_some() };
+    let output = engine.run(&claims, &request, &Bar::default())?;
+    output.lists.write_trec(&args.output, DEFAULT_TAG)?;
+    record_run(&args, output.source.clone(), &config, &plan_config, &output.summary)?;
+    report(&args, &output.summary, &claims, &config);
     if let Some(path) = &args.eval {
-        print_eval(path, &RankedHits::view(&lists, &index))?;
+        print_eval(path, &output.lists.view())?;
     }
     if let Some(path) = &args.explain {
-        super::write_jsonl(path, &explanations)?;
+        super::write_jsonl(path, &output.explanations)?;
     }
     Ok(())
 }
@@ -152,28 +148,6 @@ fn claims(args: &RunArgs) -> anyhow::Result<Vec<quantir::corpus::Claim>> {
         None => None,
     };
     Ok(load_claims(&args.claims, args.format, judged.as_ref())?)
-}
-
-/// `quantir run --backend opensearch`.
-fn run_remote(args: &RunArgs, remote: &quantir::opensearch::RemoteIndex) -> anyhow::Result<()> {
-    if args.explain.is_some() {
-        anyhow::bail!("--explain needs the embedded backend");
-    }
-    if args.plan.needs_encoder() {
-        anyhow::bail!("this plan needs the dense encoder, which the OpenSearch backend does not hold");
-    }
-    let claims = claims(args)?;
-    let config = run_config(args, args.bm25.over(remote.bm25()));
-    let planner = args.plan.planner(None)?;
-    let (run, summary) = quantir::engine::run_remote(remote, &claims, planner.as_ref(), &config, &plan_config(args), &Bar::default())?;
-    run.write_trec(&args.output, DEFAULT_TAG)?;
-    let cluster = format!("opensearch:{}", remote.cluster().config().index);
-    record_run(args, Input::artifact(Role::Index, std::path::Path::new(&cluster), remote.fingerprint()), &config, &plan_config(args), &summary)?;
-    report(args, &summary, &claims, &config);
-    match &args.eval {
-        Some(path) => print_eval(path, &run.view()),
-        None => Ok(()),
-    }
 }
 
 /// The settings a run's provenance records.

@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use quantir::engine;
-use quantir::index::Index;
+use quantir::engine::Engine;
 use quantir::retrieve::Cutoff;
 
 use super::args::{BackendArgs, Bm25Args, CutoffArgs};
@@ -32,14 +31,8 @@ pub struct SearchArgs {
 
 pub fn run(args: SearchArgs) -> anyhow::Result<()> {
     let cutoff = Cutoff { before: args.cutoff.before, undated: args.cutoff.undated };
-    let hits = match args.backend.open_remote(&args.index)? {
-        Some(remote) => engine::search_remote(&remote, &args.query, &cutoff, args.k as usize, args.bm25.over(remote.bm25()))?,
-        None => {
-            let index = Index::open(args.backend.folder(&args.index)?)?;
-            let bm25 = args.bm25.over(index.manifest().bm25);
-            engine::search(&index, &args.query, &cutoff, args.k as usize, bm25)?
-        }
-    };
+    let engine = Engine::open(&args.backend.location(&args.index)?)?;
+    let hits = engine.search(&args.query, &cutoff, args.k as usize, args.bm25.over(engine.default_bm25()))?;
     if args.json {
         println!("{}", serde_json::json!({ "hits": hits }));
         return Ok(());

@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use quantir::index::dense::models::serves_vectors_of;
-use quantir::index::{Accept, Index, Live};
-use quantir::serve::{serve, AppState, Limits, Served};
+use quantir::engine::Engine;
+use quantir::serve::{serve, AppState, Limits};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -56,23 +55,8 @@ pub struct ServeArgs {
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     // Dense and hybrid requests need the query encoder: the one the index was built with.
-    let (index, name, documents, encoder) = match args.backend.open_remote(&args.index)? {
-        Some(remote) => {
-            let name = format!("OpenSearch index {} at {}", remote.cluster().config().index, args.backend.opensearch_url);
-            let documents = remote.documents() as u64;
-            (Served::OpenSearch(remote), name, documents, None)
-        }
-        None => {
-            let folder = args.backend.folder(&args.index)?;
-            let index = Index::open(folder)?;
-            let encoder = args.dense.index_encoder(&index)?;
-            // A rebuilt index is served only when this server's query encoder fits its vectors.
-            let fits = encoder.as_ref().map(|e| (e.config().clone(), e.dir().to_path_buf()));
-            let accept: Accept = Box::new(move |next: &Index| serves_vectors_of(next, fits.as_ref().map(|(c, d)| (c, d.as_path()))));
-            let documents = index.num_docs();
-            (Served::Embedded(Live::new(index, Some(accept))), folder.display().to_string(), documents, encoder)
-        }
-    };
+    let (engine, encoder) = Engine::open_to_serve(&args.backend.location(&args.index)?, &args.dense.options(), &super::models::roots())?;
+    let about = engine.about();
     let verifier = match &args.verifier {
         None => None,
         Some(spec) => {
@@ -100,7 +84,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         grace: secs(args.grace),
         ..Limits::default()
     };
-    let state = Arc::new(AppState::new(index, limits, verifier, encoder));
+    let state = Arc::new(AppState::new(engine, limits, verifier, encoder));
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if args.threads > 0 {
         runtime.worker_threads(args.threads);
@@ -109,7 +93,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot listen on {}\n\nhint: choose another --addr (port 0 picks a free one)", args.addr))?;
         let addr = listener.local_addr()?;
-        eprintln!("serving {name} ({documents} documents) on http://{addr}/");
+        eprintln!("serving the {} index {} ({} documents) on http://{addr}/", about.kind, about.name, about.documents);
         serve(listener, state, shutdown_signal()).await?;
         eprintln!("stopped");
         anyhow::Ok(())

@@ -47,7 +47,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::corpus::{load_claims, Claim, Format, LoadOptions};
-use crate::engine::{run_planned, PlanRunConfig, RunConfig};
+use crate::engine::{Backend, PlanRunConfig, RunConfig, RunRequest};
 use crate::error::{Error, Result};
 use crate::eval::{evaluate, paired_t_test, Completeness, Evaluation, Measure};
 use crate::fuse::ConstantPolicy;
@@ -733,7 +733,9 @@ fn cached_run(
     let planner_impl = planner_for(spec, None, config.llm.clone(), None)?;
     let run_config = RunConfig { k, undated, temporal_filter: filter, retriever, threads: config.threads, ..RunConfig::default() };
     let started = std::time::Instant::now();
-    let (run, summary, _) = run_planned(session.index, &claims.claims, planner_impl.as_ref(), session.encoder, &run_config, &plan_run, false, progress)?;
+    let request = RunRequest { planner: planner_impl.as_ref(), encoder: session.encoder, config: &run_config, plan: &plan_run, explain: false };
+    let output = session.index.run(&claims.claims, &request, progress)?;
+    let (run, summary) = (output.lists.into_run(), output.summary);
     // Written whole through a rename: a file at `path` is always a finished run; its record
     // goes beside it after, with the digest of what was written.
     run.write_trec(path, DEFAULT_TAG)?;

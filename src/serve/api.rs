@@ -10,15 +10,14 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::AppState;
-use crate::analysis::{number_spans, NumberSpan};
 use crate::verify::calibrate::ConfidenceLevel;
-use crate::verify::quantity::{compare, quantities, Comparison};
+use crate::verify::pipeline::{read_evidence, ReadHit};
 use crate::corpus::{Claim, PubDate};
 use crate::error::Error;
-use crate::engine::{evidence_for_claim, EvidenceHit, PlanRunConfig, RunConfig};
+use crate::engine::{PlanRunConfig, RunConfig, RunRequest};
 use crate::fuse::{FusionConfig, Method, Norm};
 use crate::plan::{ClaimOnly, Numeric, Planner, SubQuery};
-use crate::retrieve::{Scratch, UndatedPolicy};
+use crate::retrieve::UndatedPolicy;
 
 /// Requests in flight per worker thread ([`Limits::concurrency`]): at about 1 ms a search, 16
 /// waiting on each thread is about 16 ms of queue.
@@ -229,19 +228,6 @@ impl SearchRequest {
     }
 }
 
-/// One hit as the API shows it: the engine's hit, plus where the claim's numbers appear in it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct ApiHit {
-    /// Stored fields, score and the sub-queries that found it.
-    #[serde(flatten)]
-    pub hit: EvidenceHit,
-    /// Numbers of the claim that appear in `text`, as character offsets into `text`.
-    pub highlights: Vec<NumberSpan>,
-    /// The claim's quantities beside this hit's (`verify::quantity`; `passage` is the hit's
-    /// position).
-    pub comparisons: Vec<Comparison>,
-}
-
 /// The answer to `POST /api/search`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SearchResponse {
@@ -254,45 +240,26 @@ pub struct SearchResponse {
     /// The sub-queries run.
     pub subqueries: Vec<SubQuery>,
     /// The evidence, best first.
-    pub hits: Vec<ApiHit>,
+    pub hits: Vec<ReadHit>,
     /// Milliseconds spent.
     pub took_ms: f64,
 }
 
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+/// The planner a request names.
+fn planner(plan: ApiPlan) -> &'static dyn Planner {
+    match plan {
+        ApiPlan::ClaimOnly => &ClaimOnly,
+        ApiPlan::Numeric => &Numeric,
+    }
 }
 
 /// Runs a checked request (blocking: call from a blocking thread).
 pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchResponse, ApiError> {
     let started = Instant::now();
-    let planner: &dyn Planner = match request.plan {
-        ApiPlan::ClaimOnly => &ClaimOnly,
-        ApiPlan::Numeric => &Numeric,
-    };
-    let (evidence, generation) = match &state.index {
-        super::Served::Embedded(live) => {
-            // This request's generation, held until it is answered.
-            let index = live.get();
-            let evidence = SCRATCH.with(|scratch| evidence_for_claim(&index, &request.claim, planner, state.encoder.as_ref(), &request.run, &request.plan_run, &mut scratch.borrow_mut()));
-            (evidence, Some(index.generation()))
-        }
-        super::Served::OpenSearch(remote) => (crate::engine::evidence_for_claim_remote(remote, &request.claim, planner, &request.run, &request.plan_run), None),
-    };
-    let evidence = evidence.map_err(server_or_request)?;
-    let claim_numbers: std::collections::HashSet<String> = number_spans(&request.claim.text).into_iter().map(|s| s.value).collect();
-    let claim_quantities = quantities(&request.claim.text);
-    let hits = evidence
-        .hits
-        .into_iter()
-        .enumerate()
-        .map(|(i, hit)| {
-            let highlights = number_spans(&hit.evidence.text).into_iter().filter(|s| claim_numbers.contains(&s.value)).collect();
-            let comparisons = compare(&claim_quantities, &[quantities(&crate::corpus::passage(&hit.evidence.title, &hit.evidence.text))]).into_iter().map(|c| Comparison { passage: i, ..c }).collect();
-            ApiHit { hit, highlights, comparisons }
-        })
-        .collect();
-    Ok(SearchResponse { id: request.id, generation, subqueries: evidence.plan.subqueries, hits, took_ms: started.elapsed().as_secs_f64() * 1e3 })
+    let settings = RunRequest { planner: planner(request.plan), encoder: state.encoder.as_ref(), config: &request.run, plan: &request.plan_run, explain: true };
+    // Answered from one generation, held until it is answered; the answer names it.
+    let evidence = read_evidence(&*state.engine, &request.claim, &settings).map_err(server_or_request)?;
+    Ok(SearchResponse { id: request.id, generation: evidence.generation, subqueries: evidence.subqueries, hits: evidence.hits, took_ms: started.elapsed().as_secs_f64() * 1e3 })
 }
 
 /// The answer to an engine error: 422 for a request the engine cannot take (settings that do
@@ -357,7 +324,7 @@ pub struct VerifyResponse {
     /// How many of the hits, from the first, the verifier read.
     pub read: usize,
     /// The hits, best first, each with its comparisons.
-    pub evidence: Vec<ApiHit>,
+    pub evidence: Vec<ReadHit>,
     /// The sub-queries run.
     pub subqueries: Vec<SubQuery>,
     /// Milliseconds spent.
@@ -374,19 +341,12 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
     let request = request.checked();
     let response = tokio::task::spawn_blocking(move || -> Result<VerifyResponse, ApiError> {
         let started = Instant::now();
-        let claim = request.claim.text.clone();
-        let search = answer(&state, request)?;
         let pipeline = state.verifier.as_ref().expect("checked above");
-        let example = crate::verify::VerifyExample::new(
-            search.id.clone().unwrap_or_default(),
-            claim,
-            search.hits.iter().map(|h| crate::corpus::passage(&h.hit.evidence.title, &h.hit.evidence.text)).collect(),
-            None,
-        );
-        let prediction = pipeline.verify(std::slice::from_ref(&example), &crate::io::NoProgress).map_err(server_or_request)?.remove(0);
+        let settings = RunRequest { planner: planner(request.plan), encoder: state.encoder.as_ref(), config: &request.run, plan: &request.plan_run, explain: true };
+        let (evidence, prediction) = pipeline.verify_claim(&*state.engine, &request.claim, &settings).map_err(server_or_request)?;
         Ok(VerifyResponse {
-            id: search.id,
-            generation: search.generation,
+            id: request.id,
+            generation: evidence.generation,
             label: prediction.label,
             confidence: prediction.confidence,
             confidence_level: ConfidenceLevel::of(prediction.confidence),
@@ -394,8 +354,8 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
             relevance: prediction.relevance,
             abstained: prediction.abstained,
             read: prediction.evidence.len(),
-            evidence: search.hits,
-            subqueries: search.subqueries,
+            evidence: evidence.hits,
+            subqueries: evidence.subqueries,
             took_ms: started.elapsed().as_secs_f64() * 1e3,
         })
     })
@@ -406,35 +366,22 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
 
 pub(super) async fn health(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
     // Opening a new generation reads files: off the async threads.
-    let held = match &state.index {
-        super::Served::Embedded(_) => {
-            let state = state.clone();
-            tokio::task::spawn_blocking(move || match &state.index {
-                super::Served::Embedded(live) => Some(live.get()),
-                super::Served::OpenSearch(_) => None,
-            })
-            .await
-            .ok()
-            .flatten()
-        }
-        super::Served::OpenSearch(_) => None,
+    let about = {
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || state.engine.about()).await
     };
-    let (backend, index, documents, analyzer_version, generation) = match &state.index {
-        super::Served::Embedded(live) => {
-            let held = held.unwrap_or_else(|| live.held());
-            let generation = serde_json::json!({"number": held.generation(), "fingerprint": held.fingerprint(), "reload_error": live.reload_error()});
-            ("embedded", live.path().display().to_string(), held.num_docs(), held.manifest().analyzer_version, Some(generation))
-        }
-        super::Served::OpenSearch(remote) => ("opensearch", remote.cluster().config().index.clone(), remote.documents() as u64, crate::analysis::ANALYZER_VERSION, None),
+    let about = match about {
+        Ok(about) => about,
+        Err(_) => return Json(serde_json::json!({"status": "unavailable"})),
     };
     Json(serde_json::json!({
         "status": "ok",
-        "backend": backend,
-        "index": index,
-        "generation": generation,
-        "documents": documents,
+        "backend": about.kind,
+        "index": about.name,
+        "generation": about.generation,
+        "documents": about.documents,
         "quantir_version": env!("CARGO_PKG_VERSION"),
-        "analyzer_version": analyzer_version,
+        "analyzer_version": about.analyzer_version,
         "retrievers": state.retrievers(),
         "verifier": state.verifier.as_ref().map(|p| serde_json::json!({"kind": p.verifier.kind(), "top": p.top, "abstains": p.abstention.is_some()})),
     }))

@@ -44,25 +44,16 @@ use axum::Router;
 pub use api::{parse_search_request, ApiError, Limits, SearchRequest, SearchResponse, IN_FLIGHT_PER_THREAD};
 
 use crate::index::dense::Encoder;
-use crate::index::Live;
+use crate::engine::Engine;
 use crate::verify::pipeline::Pipeline;
-
-/// The index a server answers from.
-#[derive(Debug)]
-pub enum Served {
-    /// A folder on this machine, followed as it is rebuilt: each request is answered from the
-    /// newest generation that opens, and finishes on it ([`crate::index::Live`]).
-    Embedded(Live),
-    /// An index on an OpenSearch cluster (BM25 only).
-    OpenSearch(crate::opensearch::RemoteIndex),
-}
 
 /// What every request handler shares.
 pub struct AppState {
     /// Slots for concurrent requests ([`Limits::concurrency`]).
     slots: Arc<tokio::sync::Semaphore>,
-    /// The index, opened once.
-    pub index: Served,
+    /// The index, opened once: an embedded folder followed as it is rebuilt (each request is
+    /// answered from the newest generation that opens, and finishes on it), or a cluster's.
+    pub engine: Engine,
     /// Request limits.
     pub limits: Limits,
     /// The verification pipeline, when the server has a verifier.
@@ -73,8 +64,8 @@ pub struct AppState {
 
 impl AppState {
     /// The state of a server of `index` with `limits`.
-    pub fn new(index: Served, limits: Limits, verifier: Option<Pipeline>, encoder: Option<Encoder>) -> AppState {
-        AppState { slots: Arc::new(tokio::sync::Semaphore::new(limits.concurrency.max(1))), index, limits, verifier, encoder }
+    pub fn new(engine: Engine, limits: Limits, verifier: Option<Pipeline>, encoder: Option<Encoder>) -> AppState {
+        AppState { slots: Arc::new(tokio::sync::Semaphore::new(limits.concurrency.max(1))), engine, limits, verifier, encoder }
     }
 
     /// The retrievers this server offers: dense and hybrid only with an encoder (the index has

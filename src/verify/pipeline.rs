@@ -16,10 +16,13 @@ use std::path::{Path, PathBuf};
 use super::abstain::AbstentionRule;
 use super::llm::{ContextPolicy, LlmVerifier};
 use super::nli::NliVerifier;
-use super::quantity::comparisons;
+use super::quantity::{compare, comparisons, quantities, Comparison};
 use super::trained::TrainedVerifier;
 use super::{Label, LabelSet, Prediction, VerifierSpec, VerifyExample};
-use crate::analysis::Analyzer;
+use crate::analysis::{number_spans, Analyzer, NumberSpan};
+use crate::corpus::Claim;
+use crate::engine::{Backend, EvidenceHit, RunRequest};
+use crate::plan::SubQuery;
 use crate::error::{Error, Result};
 use crate::index::dense::models::{find_runtime, EncoderOptions};
 use crate::index::dense::Encoder;
@@ -169,6 +172,15 @@ impl Pipeline {
     /// Verdicts for `examples`, each read from its first `top` evidence texts (a trained verifier
     /// reads at most as many as it was trained on), among `labels`, withheld by `abstention`.
     pub fn verify_with(&self, examples: &[VerifyExample], top: usize, labels: LabelSet, abstention: Option<&AbstentionRule>, progress: &dyn Progress) -> Result<Vec<Prediction>> {
+        let mut predictions = self.predict_with(examples, top, labels, abstention, progress)?;
+        for (p, e) in predictions.iter_mut().zip(examples) {
+            p.comparisons = comparisons(&e.claim, &p.evidence);
+        }
+        Ok(predictions)
+    }
+
+    /// [`Pipeline::verify_with`] without the comparisons: one prediction per example, in order.
+    fn predict_with(&self, examples: &[VerifyExample], top: usize, labels: LabelSet, abstention: Option<&AbstentionRule>, progress: &dyn Progress) -> Result<Vec<Prediction>> {
         crate::ranges::TOP.check(top as u64)?;
         let top = match &self.verifier {
             Verifier::Trained { model, .. } => top.min(model.top.max(1)),
@@ -186,10 +198,67 @@ impl Pipeline {
                 p.abstain(rule.decide(relevance, p.confidence), relevance);
             }
             p.evidence = e.evidence.clone();
-            p.comparisons = comparisons(&e.claim, &e.evidence);
         }
         Ok(predictions)
     }
+
+    /// One claim end to end, as `POST /api/verify` answers it: its evidence from `backend`
+    /// ([`read_evidence`], with `request`'s plan, cutoff and depth), then the verdict over the
+    /// first [`Pipeline::top`] hits. The prediction's comparisons are the hits' own, for the hits
+    /// read.
+    pub fn verify_claim(&self, backend: &dyn Backend, claim: &Claim, request: &RunRequest<'_>) -> Result<(ReadEvidence, Prediction)> {
+        let evidence = read_evidence(backend, claim, request)?;
+        let texts = evidence.hits.iter().map(|h| crate::corpus::passage(&h.hit.evidence.title, &h.hit.evidence.text)).collect();
+        let example = VerifyExample::new(claim.id.clone(), claim.text.clone(), texts, None);
+        let mut prediction = self.predict_with(std::slice::from_ref(&example), self.top, self.labels, self.abstention.as_ref(), &crate::io::NoProgress)?.remove(0);
+        prediction.comparisons = evidence.hits.iter().take(prediction.evidence.len()).flat_map(|h| h.comparisons.iter().cloned()).collect();
+        Ok((evidence, prediction))
+    }
+}
+
+/// One hit as a fact-checker reads it: the engine's hit, where the claim's numbers appear in its
+/// text, and the claim's quantities beside the hit's.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ReadHit {
+    /// Stored fields, score and the sub-queries that found it.
+    #[serde(flatten)]
+    pub hit: EvidenceHit,
+    /// Numbers of the claim that appear in `text`, as character offsets into `text`.
+    pub highlights: Vec<NumberSpan>,
+    /// The claim's quantities beside this hit's (`quantity.rs`; `passage` is the hit's position).
+    pub comparisons: Vec<Comparison>,
+}
+
+/// One claim's evidence as read ([`read_evidence`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadEvidence {
+    /// The sub-queries run.
+    pub subqueries: Vec<SubQuery>,
+    /// The hits, best first.
+    pub hits: Vec<ReadHit>,
+    /// The embedded index's generation that answered.
+    pub generation: Option<u64>,
+}
+
+/// One claim's evidence from `backend` ([`Backend::evidence`]), each hit with the claim's numbers
+/// highlighted in it and the claim's quantities compared with its own: what `POST /api/search`
+/// and the page show.
+pub fn read_evidence(backend: &dyn Backend, claim: &Claim, request: &RunRequest<'_>) -> Result<ReadEvidence> {
+    let evidence = backend.evidence(claim, request)?;
+    let claim_numbers: std::collections::HashSet<String> = number_spans(&claim.text).into_iter().map(|s| s.value).collect();
+    let claim_quantities = quantities(&claim.text);
+    let hits = evidence
+        .hits
+        .into_iter()
+        .enumerate()
+        .map(|(i, hit)| {
+            let highlights = number_spans(&hit.evidence.text).into_iter().filter(|s| claim_numbers.contains(&s.value)).collect();
+            let passage = crate::corpus::passage(&hit.evidence.title, &hit.evidence.text);
+            let comparisons = compare(&claim_quantities, &[quantities(&passage)]).into_iter().map(|c| Comparison { passage: i, ..c }).collect();
+            ReadHit { hit, highlights, comparisons }
+        })
+        .collect();
+    Ok(ReadEvidence { subqueries: evidence.plan.subqueries, hits, generation: evidence.generation })
 }
 
 /// The claims with their evidence from a run: each claim's first `top` documents in `run`, their

@@ -150,7 +150,7 @@ fn a_corpus_read_twice_indexes_as_one_held_in_memory() {
         assert_eq!(std::fs::read(held.generation_dir().join("ids.json")).unwrap(), std::fs::read(streamed.generation_dir().join("ids.json")).unwrap());
         for (query, before) in [("inflation rate percent", Some("2020-01-01")), ("military economy", None), ("cancer cells", None)] {
             let cutoff = Cutoff { before: before.map(|d| quantir::corpus::PubDate::parse(d).unwrap()), undated: UndatedPolicy::Exclude };
-            let hits = |index: &Index| quantir::engine::search(index, query, &cutoff, 20, None).unwrap().into_iter().map(|h| (h.id, h.score.to_bits(), h.date, h.title, h.text, h.url)).collect::<Vec<_>>();
+            let hits = |index: &Index| quantir::engine::Backend::search(index, query, &cutoff, 20, None).unwrap().into_iter().map(|h| (h.id, h.score.to_bits(), h.date, h.title, h.text, h.url)).collect::<Vec<_>>();
             assert_eq!(hits(held), hits(streamed), "{} {query}", corpus.display());
         }
     }

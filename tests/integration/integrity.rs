@@ -35,7 +35,7 @@ fn answers(path: &Path, queries: &[(String, Option<PubDate>)], vectors: &[Vec<f3
     let mut out = Vec::new();
     for (query, before) in queries {
         let cutoff = Cutoff { before: *before, undated: UndatedPolicy::Exclude };
-        let hits = quantir::engine::search(&index, query, &cutoff, 8, None)?;
+        let hits = quantir::engine::Backend::search(&index, query, &cutoff, 8, None)?;
         out.push(format!("{:?}", hits.iter().map(|h| (&h.id, h.score.to_bits(), &h.date, &h.title, &h.text, &h.url)).collect::<Vec<_>>()));
     }
     for ann in [Ann::Exact, Ann::Hnsw] {

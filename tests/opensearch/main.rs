@@ -200,6 +200,30 @@ fn planned_runs_with_cutoffs_equal_the_embedded_index() {
         assert_eq!(queries, 12, "every claim of the sample has hits");
         eprintln!("QuanTemp sample {extra:?}: {queries} claims, top 50: {swapped} positions swapped within ties");
     }
+    // --explain on the cluster: the same sub-queries, and each document found by the same ones.
+    let explain = |backend: &[&str], name: &str| -> Vec<Value> {
+        let (out, explained) = (dir.path().join(format!("{name}.run")), dir.path().join(format!("{name}.jsonl")));
+        let mut args = vec!["run", "--claims", claims.to_str().unwrap(), "-k", "50", "--plan", "numeric", "--output", out.to_str().unwrap(), "--explain", explained.to_str().unwrap()];
+        args.extend_from_slice(backend);
+        assert_ok(&run_quantir(&args), &format!("run --explain {backend:?}"));
+        std::fs::read_to_string(&explained).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    };
+    let embedded = explain(&["--index", index.to_str().unwrap()], "e-explain");
+    let remote = explain(&["--backend", "opensearch", "--opensearch-index", "t-quantemp"], "r-explain");
+    assert_eq!(embedded.len(), 12);
+    assert_eq!(remote.len(), embedded.len());
+    let mut compared = 0;
+    for (e, r) in embedded.iter().zip(&remote) {
+        assert_eq!((&e["id"], &e["subqueries"], &e["fell_back"]), (&r["id"], &r["subqueries"], &r["fell_back"]));
+        let found: HashMap<&str, &Value> = r["hits"].as_array().unwrap().iter().map(|h| (h["id"].as_str().unwrap(), &h["from_subqueries"])).collect();
+        for hit in e["hits"].as_array().unwrap() {
+            if let Some(theirs) = found.get(hit["id"].as_str().unwrap()) {
+                assert_eq!(&hit["from_subqueries"], *theirs, "claim {}, document {}", e["id"], hit["id"]);
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 300, "only {compared} explained hits in common");
 }
 
 #[path = "../common/small_corpus.rs"]
