@@ -356,6 +356,15 @@ pub enum Error {
         failure: LlmFailure,
     },
 
+    /// Predictions that do not cover the gold claims one for one.
+    #[error("{source_name}: {problem}")]
+    Unmatched {
+        /// Where the predictions came from (a file, or the argument that held them).
+        source_name: String,
+        /// How they fail to match.
+        problem: Unmatched,
+    },
+
     /// An argument is out of its range or inconsistent with another.
     #[error("invalid {name}: {message}")]
     InvalidArgument {
@@ -364,6 +373,38 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+}
+
+/// How predictions fail to cover the gold claims one for one ([`Error::Unmatched`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unmatched {
+    /// Gold claims without a prediction.
+    #[error("{missing} of {gold} gold claims have no prediction (e.g. {first:?})")]
+    Missing {
+        /// How many.
+        missing: usize,
+        /// Gold claims in all.
+        gold: usize,
+        /// The first missing id.
+        first: String,
+    },
+    /// Predictions of claims without a gold label.
+    #[error("{extra} predictions are for claims with no gold label (e.g. {first:?})")]
+    Extra {
+        /// How many.
+        extra: usize,
+        /// The first such id.
+        first: String,
+    },
+    /// A claim predicted twice.
+    #[error("claim {id:?} is predicted twice")]
+    Twice {
+        /// Its id.
+        id: String,
+    },
+    /// No prediction is of a gold claim.
+    #[error("no prediction for any gold claim")]
+    Nothing,
 }
 
 /// Why a chat API gave no answer ([`Error::Llm`]).

@@ -12,7 +12,7 @@ use quantir::index::dense::models::EncoderOptions;
 use quantir::plan::LlmConfig;
 use quantir::verify::llm::ContextPolicy;
 use quantir::verify::pipeline::{AbstainWith, Pipeline, VerifierSetup};
-use quantir::verify::{read_examples, score_outcomes, Label, LabelSet, VerifierSpec, VerifyExample};
+use quantir::verify::{match_predictions, read_examples, score_outcomes, Gold, Label, LabelSet, Prediction, VerifierSpec, VerifyExample};
 
 use crate::convert::json_to_py;
 use crate::errors::OrRaise;
@@ -145,11 +145,12 @@ fn label(at: &str, value: &Bound<'_, PyAny>) -> PyResult<Label> {
 /// `Verifier.predict` returns. Every gold claim must be predicted, and only those.
 #[pyfunction]
 pub fn score<'py>(py: Python<'py>, gold: &Bound<'py, PyDict>, predictions: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let mut predicted: HashMap<String, Label> = HashMap::new();
+    let mut predicted: Vec<Prediction> = Vec::new();
     if let Ok(map) = predictions.cast::<PyDict>() {
         for (id, l) in map.iter() {
             let id: String = id.extract()?;
-            predicted.insert(id.clone(), label(&format!("predictions[{id:?}]"), &l)?);
+            let l = label(&format!("predictions[{id:?}]"), &l)?;
+            predicted.push(Prediction::verdict(id, l, 1.0, Vec::new()));
         }
     } else {
         let list = predictions.cast::<PyList>().map_err(|_| PyTypeError::new_err("predictions: expected {claim id: label} or a list of {\"id\", \"label\"}"))?;
@@ -157,24 +158,21 @@ pub fn score<'py>(py: Python<'py>, gold: &Bound<'py, PyDict>, predictions: &Boun
             let p = p.cast::<PyDict>().map_err(|_| PyTypeError::new_err(format!("predictions[{i}]: expected a dict with \"id\" and \"label\"")))?;
             let id: String = p.get_item("id")?.ok_or_else(|| PyValueError::new_err(format!("predictions[{i}]: missing \"id\"")))?.extract()?;
             let l = label(&format!("predictions[{i}][\"label\"]"), &p.get_item("label")?.ok_or_else(|| PyValueError::new_err(format!("predictions[{i}]: missing \"label\"")))?)?;
-            if predicted.insert(id.clone(), l).is_some() {
-                return Err(PyValueError::new_err(format!("predictions[{i}]: claim {id:?} is predicted twice")));
-            }
+            predicted.push(Prediction::verdict(id, l, 1.0, Vec::new()));
         }
     }
-    let mut pairs = Vec::with_capacity(gold.len());
+    let mut golds = HashMap::with_capacity(gold.len());
     for (id, g) in gold.iter() {
         let id: String = id.extract()?;
         let g = label(&format!("gold[{id:?}]"), &g)?;
-        let p = predicted.remove(&id).ok_or_else(|| PyValueError::new_err(format!("predictions: no prediction for gold claim {id:?}")))?;
-        pairs.push((g, Some(p)));
+        golds.insert(id, Gold { label: g, category: None });
     }
-    if let Some(extra) = predicted.keys().min() {
-        return Err(PyValueError::new_err(format!("predictions: {} predictions are for claims with no gold label (e.g. {extra:?})", predicted.len())));
-    }
-    if pairs.is_empty() {
+    if golds.is_empty() {
         return Err(PyValueError::new_err("gold: no claims to score"));
     }
+    // The library's one matching rule, as `quantir verify-eval` applies it.
+    let (judged, _) = match_predictions(&golds, predicted, false, "predictions").or_raise()?;
+    let pairs: Vec<(Label, Option<Label>)> = judged.iter().map(|j| (j.gold.label, j.predicted)).collect();
     let scores = score_outcomes(&pairs);
     let json = serde_json::to_value(&scores).map_err(|e| PyValueError::new_err(e.to_string()))?;
     json_to_py(py, &json)

@@ -15,7 +15,9 @@ mod progress;
 mod run;
 mod search;
 mod serve;
+mod train;
 mod verify;
+mod verify_eval;
 
 use clap::{Parser, Subcommand};
 
@@ -42,11 +44,11 @@ enum Command {
     /// Serve the engine over HTTP: a JSON API, a JSONL stream and a web page.
     Serve(serve::ServeArgs),
     /// Train the verifier on labelled claims with evidence (k-fold cross-validation).
-    TrainVerifier(verify::TrainArgs),
+    TrainVerifier(train::TrainArgs),
     /// Verify claims from their top-k evidence: True / False / Conflicting.
     Verify(verify::VerifyArgs),
     /// Score verdicts: accuracy, per-class and macro/weighted F1, confusion, paired t-test.
-    VerifyEval(verify::VerifyEvalArgs),
+    VerifyEval(verify_eval::VerifyEvalArgs),
     /// Evaluate a TREC run against qrels with trec_eval's measures.
     Eval(eval::EvalArgs),
     /// Compare runs with a baseline: means per measure and paired significance tests.
@@ -72,9 +74,9 @@ pub fn run() -> anyhow::Result<()> {
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Eval(args) => eval::run(args),
-        Command::TrainVerifier(args) => verify::train(args),
+        Command::TrainVerifier(args) => train::train(args),
         Command::Verify(args) => verify::verify(args),
-        Command::VerifyEval(args) => verify::eval(args),
+        Command::VerifyEval(args) => verify_eval::eval(args),
         Command::Compare(args) => compare::run(args),
         Command::Fuse(args) => fuse::run(args),
         Command::Experiment(command) => experiment::run(command),
@@ -144,18 +146,4 @@ fn plan_input(plan: &quantir::plan::PlanSpec) -> anyhow::Result<Option<quantir::
         quantir::plan::PlanSpec::File { path, .. } => Ok(Some(quantir::provenance::Input::file(quantir::provenance::Role::PlanFile, path)?)),
         _ => Ok(None),
     }
-}
-
-/// Writes `items` as JSON lines, whole or not at all (`quantir::io::write_replacing_with`).
-fn write_jsonl<T: serde::Serialize>(path: &std::path::Path, items: &[T]) -> anyhow::Result<()> {
-    use std::io::Write;
-    quantir::io::write_replacing_with(path, |file| {
-        let mut out = std::io::BufWriter::new(file);
-        for item in items {
-            serde_json::to_writer(&mut out, item)?;
-            out.write_all(b"\n")?;
-        }
-        out.flush()
-    })?;
-    Ok(())
 }

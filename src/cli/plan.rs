@@ -43,7 +43,7 @@ pub fn run(args: PlanCommand) -> anyhow::Result<()> {
         .zip(&plans)
         .map(|(c, p)| Line { id: &c.id, claim: &c.text, queries: p.texts(), origins: p.subqueries.iter().map(|q| q.origin).collect() })
         .collect();
-    super::write_jsonl(&args.output, &lines)?;
+    quantir::io::write_jsonl(&args.output, &lines)?;
     let fell_back = plans.iter().filter(|p| p.fell_back).count();
     let total: usize = plans.iter().map(|p| p.subqueries.len()).sum();
     let mut inputs = vec![quantir::provenance::Input::file(quantir::provenance::Role::Claims, &quantir::corpus::claims_file(&args.claims, args.format)?)?];

@@ -114,7 +114,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         print_eval(path, &output.lists.view())?;
     }
     if let Some(path) = &args.explain {
-        super::write_jsonl(path, &output.explanations)?;
+        quantir::io::write_jsonl(path, &output.explanations)?;
     }
     Ok(())
 }

@@ -262,7 +262,7 @@ impl Trainer<'_> {
                 examples.retain(|e| e.label.is_some());
                 let started = std::time::Instant::now();
                 let set = TrainingSet::prepare(examples, None, &verification.train, progress)?;
-                let (verifier, _) = TrainedVerifier::train(&set, None, &verification.train)?;
+                let (verifier, _) = TrainedVerifier::train(&set, None, &verification.train, &crate::io::NoProgress)?;
                 verifier.save(&dir)?;
                 expected.write_into(&dir, VERIFIER_FILE)?;
                 log(&format!("trained a verifier on {} training claims with {}'s evidence in {:.1} s into {}", set.examples.len(), planner.name(), started.elapsed().as_secs_f64(), dir.display()));

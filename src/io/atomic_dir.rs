@@ -181,6 +181,19 @@ fn exchange(staging: &Path, target: &Path) -> Result<()> {
     std::fs::rename(&aside, staging).map_err(|e| Error::io(staging, e))
 }
 
+/// Writes `items` as JSON lines to `path`, whole or not at all ([`write_replacing_with`]).
+pub fn write_jsonl<T: serde::Serialize>(path: &Path, items: &[T]) -> Result<()> {
+    use std::io::Write;
+    write_replacing_with(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        for item in items {
+            serde_json::to_writer(&mut out, item)?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ mod digest;
 mod records;
 mod text;
 
-pub use atomic_dir::{start_writeback, write_replacing, write_replacing_with, write_synced, AtomicDir};
+pub use atomic_dir::{start_writeback, write_jsonl, write_replacing, write_replacing_with, write_synced, AtomicDir};
 pub use digest::{Digest, Hasher, HashingWriter};
 pub use records::{read_at, Layout, OwnedRecord, RecordReader, DEFAULT_MAX_RECORD_BYTES};
 

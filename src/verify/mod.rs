@@ -31,7 +31,7 @@ pub mod text;
 pub mod trained;
 
 pub use data::{read_evidence, read_examples, read_gold, read_predictions, Gold, NeiCategory, Prediction, VerifyExample};
-pub use scores::{fold_macro_f1, fold_scores, nei_categories, score, score_outcomes, CategoryScores, ClassScores, ToolCallStats, VerifyScores};
+pub use scores::{fold_macro_f1, fold_scores, match_predictions, nei_categories, score, score_outcomes, CategoryScores, ClassScores, Coverage, Judged, ToolCallStats, VerifyScores};
 
 /// A verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]

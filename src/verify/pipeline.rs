@@ -30,8 +30,7 @@ use crate::index::Index;
 use crate::io::Progress;
 use crate::plan::{ChatClient, LlmConfig};
 
-/// The file beside `verifier.json` that holds a trained verifier's abstention rule.
-pub const ABSTENTION_FILE: &str = "abstention.json";
+pub use super::trained::ABSTENTION_FILE;
 
 /// A loaded verifier.
 pub enum Verifier {

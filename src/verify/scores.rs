@@ -13,7 +13,10 @@
 //! for no label, and has no column in the confusion matrix — scikit-learn's figures with a
 //! pseudo-label "failed" in `y_pred` left out of `labels=`.
 
-use super::{Gold, Label, NeiCategory};
+use std::collections::{HashMap, HashSet};
+
+use super::{Gold, Label, NeiCategory, Prediction};
+use crate::error::{Error, Result, Unmatched};
 
 /// One class's figures.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -158,6 +161,73 @@ pub fn fold_scores(outcomes: &[(Label, Option<Label>)], folds: usize) -> Vec<Ver
     (0..folds).map(|f| score_outcomes(&outcomes[f * n / folds..(f + 1) * n / folds])).collect()
 }
 
+/// How predictions cover the gold claims ([`match_predictions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Coverage {
+    /// Gold claims.
+    pub gold: usize,
+    /// Gold claims with a prediction.
+    pub predicted: usize,
+    /// Gold claims without one.
+    pub missing: usize,
+    /// Predictions for claims without a gold label.
+    pub extra: usize,
+}
+
+/// A gold claim and its prediction ([`match_predictions`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// The claim's id.
+    pub id: String,
+    /// Its gold label.
+    pub gold: Gold,
+    /// The predicted label; none for a failed run (scored wrong).
+    pub predicted: Option<Label>,
+    /// The prediction.
+    pub prediction: Prediction,
+}
+
+/// Pairs each prediction with its gold claim, in id order (numerically when the ids are numbers, so
+/// folds cut the same claims from any file). A claim predicted twice is an error; without
+/// `allow_missing`, so is a gold claim without a prediction or a prediction without a gold claim
+/// (with it, they are left out and counted in the [`Coverage`]); none matched at all always is.
+/// `source_name` names the predictions in errors.
+pub fn match_predictions(gold: &HashMap<String, Gold>, predictions: Vec<Prediction>, allow_missing: bool, source_name: &str) -> Result<(Vec<Judged>, Coverage)> {
+    let unmatched = |problem| Error::Unmatched { source_name: source_name.to_string(), problem };
+    let mut out = Vec::with_capacity(predictions.len());
+    let mut seen = HashSet::new();
+    let mut extra = Vec::new();
+    for p in predictions {
+        if !seen.insert(p.id.clone()) {
+            return Err(unmatched(Unmatched::Twice { id: p.id }));
+        }
+        let Some(g) = gold.get(&p.id) else {
+            extra.push(p.id);
+            continue;
+        };
+        let predicted = if p.failure.is_some() { None } else { Some(p.label) };
+        out.push(Judged { id: p.id.clone(), gold: *g, predicted, prediction: p });
+    }
+    let missing: Vec<&String> = gold.keys().filter(|id| !seen.contains(*id)).collect();
+    let coverage = Coverage { gold: gold.len(), predicted: out.len(), missing: missing.len(), extra: extra.len() };
+    if !allow_missing {
+        if let Some(first) = missing.iter().min() {
+            return Err(unmatched(Unmatched::Missing { missing: coverage.missing, gold: coverage.gold, first: first.to_string() }));
+        }
+        if let Some(first) = extra.first() {
+            return Err(unmatched(Unmatched::Extra { extra: coverage.extra, first: first.clone() }));
+        }
+    }
+    if out.is_empty() {
+        return Err(unmatched(Unmatched::Nothing));
+    }
+    out.sort_by(|a, b| match (a.id.parse::<u64>(), b.id.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        _ => a.id.cmp(&b.id),
+    });
+    Ok((out, coverage))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,5 +273,24 @@ mod tests {
         assert_eq!(s.per_class["Not Enough Info"].recall, 0.5);
         assert_eq!(s.per_class["Not Enough Info"].support, 2);
         assert_eq!(s.confusion, [[0, 1], [0, 1]]);
+    }
+
+    #[test]
+    fn predictions_are_matched_one_for_one_in_id_order() {
+        let gold: HashMap<String, Gold> = ["10", "9", "x"].iter().map(|id| (id.to_string(), Gold { label: Label::True, category: None })).collect();
+        let p = |id: &str| Prediction::verdict(id, Label::False, 0.5, Vec::new());
+        let (judged, coverage) = match_predictions(&gold, vec![p("x"), p("10"), p("9")], false, "p").unwrap();
+        assert_eq!(judged.iter().map(|j| j.id.as_str()).collect::<Vec<_>>(), ["9", "10", "x"]);
+        assert_eq!(coverage, Coverage { gold: 3, predicted: 3, missing: 0, extra: 0 });
+        let unmatched = |r: Result<(Vec<Judged>, Coverage)>| match r {
+            Err(Error::Unmatched { problem, .. }) => problem,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(unmatched(match_predictions(&gold, vec![p("9")], false, "p")), Unmatched::Missing { missing: 2, gold: 3, first: "10".into() });
+        assert_eq!(unmatched(match_predictions(&gold, vec![p("9"), p("10"), p("x"), p("y")], false, "p")), Unmatched::Extra { extra: 1, first: "y".into() });
+        assert_eq!(unmatched(match_predictions(&gold, vec![p("9"), p("9")], true, "p")), Unmatched::Twice { id: "9".into() });
+        assert_eq!(unmatched(match_predictions(&gold, vec![p("y")], true, "p")), Unmatched::Nothing);
+        let (judged, coverage) = match_predictions(&gold, vec![p("9"), p("y")], true, "p").unwrap();
+        assert_eq!((judged.len(), coverage), (1, Coverage { gold: 3, predicted: 1, missing: 2, extra: 1 }));
     }
 }

@@ -26,7 +26,8 @@ pub struct CharTfidf {
     pub min_n: usize,
     /// Longest n-gram, in characters.
     pub max_n: usize,
-    /// n-gram → column.
+    /// n-gram → column (written in n-gram order, so a verifier trained twice is the same file).
+    #[serde(serialize_with = "sorted")]
     pub vocabulary: HashMap<String, u32>,
     /// Inverse document frequency per column.
     pub idf: Vec<f32>,
@@ -58,6 +59,11 @@ fn for_each_ngram(text: &str, min_n: usize, max_n: usize, mut emit: impl FnMut(&
             }
         }
     }
+}
+
+/// A map written with its keys in order.
+fn sorted<S: serde::Serializer>(map: &HashMap<String, u32>, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+    serializer.collect_map(map.iter().collect::<std::collections::BTreeMap<_, _>>())
 }
 
 impl CharTfidf {
@@ -145,5 +151,18 @@ mod tests {
         assert_eq!(row.len(), 3);
         // Equal tf for the three known n-grams, so equal weights after normalising.
         assert!(row.iter().all(|&(_, x)| (x - 1.0 / 3f32.sqrt()).abs() < 1e-6));
+    }
+
+    #[test]
+    fn a_fit_is_written_the_same_every_time() {
+        let texts: Vec<String> = (0..200).map(|i| format!("claim {i} about {} percent of {} people", i * 7, i * 13)).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // Two fits hold their vocabularies in maps of different iteration orders.
+        let (a, b) = (CharTfidf::fit(&texts, 2, 4, 1), CharTfidf::fit(&texts, 2, 4, 1));
+        assert!(a.vocabulary.len() > 500);
+        let (a, b) = (serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+        assert_eq!(a, b);
+        let read: CharTfidf = serde_json::from_str(&a).unwrap();
+        assert_eq!(serde_json::to_string(&read).unwrap(), a);
     }
 }

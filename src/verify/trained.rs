@@ -238,12 +238,17 @@ fn negative_of(set: &TrainingSet, position: usize) -> &Part {
 
 /// What is fitted on `train` beyond the model: the temperature and the abstention rule, each from
 /// an inner cross-validation over `train` (`train`'s order cut into `config.inner_folds` parts).
-fn fit_extras(set: &TrainingSet, y: &[usize], train: &[usize], config: &TrainConfig) -> (Option<Temperature>, Option<AbstentionRule>) {
+/// The inner folds [`fit_extras`] fits over `n` training claims.
+fn inner_folds(config: &TrainConfig, n: usize) -> usize {
+    config.inner_folds.max(2).min(n.max(2))
+}
+
+fn fit_extras(set: &TrainingSet, y: &[usize], train: &[usize], config: &TrainConfig, progress: &dyn Progress) -> (Option<Temperature>, Option<AbstentionRule>) {
     if !config.calibrate && !config.abstain {
         return (None, None);
     }
     let n = train.len();
-    let k = config.inner_folds.max(2).min(n.max(2));
+    let k = inner_folds(config, n);
     let mut own = vec![[0.0; 3]; n];
     let mut negative_p = vec![[0.0; 3]; n];
     let mut relevance = vec![(0.0, 0.0); n];
@@ -252,6 +257,7 @@ fn fit_extras(set: &TrainingSet, y: &[usize], train: &[usize], config: &TrainCon
         let inner: Vec<usize> = train[..start].iter().chain(&train[end..]).copied().collect();
         let (featurizer, model) = fit(&set.own.inputs, y, &inner, config);
         let relevance_model = config.abstain.then(|| fit_relevance(set, &inner));
+        progress.advance(1);
         for at in start..end {
             let i = train[at];
             own[at] = probabilities(&featurizer, &model, &set.own.inputs[i]);
@@ -338,7 +344,7 @@ pub fn cross_validate(set: &TrainingSet, config: &TrainConfig, progress: &dyn Pr
             let n = order.len();
             let (start, end) = (f * n / folds, (f + 1) * n / folds);
             let train: Vec<usize> = order[..start].iter().chain(&order[end..]).copied().collect();
-            let (temperature, rule) = fit_extras(set, &y, &train, config);
+            let (temperature, rule) = fit_extras(set, &y, &train, config, &crate::io::NoProgress);
             let (featurizer, model) = fit(&set.own.inputs, &y, &train, config);
             let scale = |p: [f64; 3]| temperature.map_or(p, |t| t.apply(&p));
             let judge = |id: &str, part: &Part, i: usize, rule: &AbstentionRule| decide(id, &scale(probabilities(&featurizer, &model, &part.inputs[i])), Some(rule.relevance.probability(&part.signals[i])), Some(rule));
@@ -388,7 +394,7 @@ pub fn cross_validate(set: &TrainingSet, config: &TrainConfig, progress: &dyn Pr
 impl TrainedVerifier {
     /// Trains on every example, with the temperature and abstention rule (when `config` asks for
     /// them) from an inner cross-validation over all of them.
-    pub fn train(set: &TrainingSet, encoder: Option<&Encoder>, config: &TrainConfig) -> Result<(TrainedVerifier, Option<AbstentionRule>)> {
+    pub fn train(set: &TrainingSet, encoder: Option<&Encoder>, config: &TrainConfig, progress: &dyn Progress) -> Result<(TrainedVerifier, Option<AbstentionRule>)> {
         let y = gold(&set.examples)?;
         let mut all: Vec<usize> = (0..set.examples.len()).collect();
         let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
@@ -396,8 +402,13 @@ impl TrainedVerifier {
             let j = (rng.next_u64() % (i as u64 + 1)) as usize;
             all.swap(i, j);
         }
-        let (temperature, rule) = fit_extras(set, &y, &all, config);
+        // The inner folds' fits (for the temperature and the abstention rule), then the model's.
+        let extras = if config.calibrate || config.abstain { inner_folds(config, all.len()) } else { 0 };
+        progress.start("training", Some(extras as u64 + 1));
+        let (temperature, rule) = fit_extras(set, &y, &all, config, progress);
         let (featurizer, model) = fit(&set.own.inputs, &y, &all, config);
+        progress.advance(1);
+        progress.finish();
         let encoder_dir = if config.groups.dense { encoder.map(|e| e.dir().to_path_buf()) } else { None };
         Ok((TrainedVerifier { encoder_dir, with_evidence: config.with_evidence, top: config.top, featurizer, model, temperature }, rule))
     }
@@ -441,3 +452,106 @@ impl TrainedVerifier {
             .collect())
     }
 }
+/// The file beside `verifier.json` that holds a trained verifier's abstention rule.
+pub const ABSTENTION_FILE: &str = "abstention.json";
+
+/// What [`train_to_dir`] measured.
+#[derive(Debug, Clone)]
+pub struct TrainReport {
+    /// Claims trained on.
+    pub claims: usize,
+    /// Seconds preparing the inputs (reading, featurising, encoding).
+    pub prepare_seconds: f64,
+    /// Seconds in all.
+    pub seconds: f64,
+    /// The cross-validation, when asked for (`folds` > 0).
+    pub cv: Option<CvSummary>,
+    /// The abstention rule saved with the verifier, when fitted.
+    pub rule: Option<AbstentionRule>,
+}
+
+/// A cross-validation's scores as `cv_scores.json` keeps them ([`train_to_dir`]).
+#[derive(Debug, Clone)]
+pub struct CvSummary {
+    /// Folds.
+    pub folds: usize,
+    /// The verdicts' scores at full coverage.
+    pub scores: VerifyScores,
+    /// Calibration error before the temperature.
+    pub ece_before: f64,
+    /// The verdicts as given: calibration, coverage and the risk–coverage curve.
+    pub selective: super::calibrate::SelectiveReport,
+    /// Not Enough Info rates with the claims' own evidence, a random other claim's and retrieved
+    /// negatives (with abstention).
+    pub nei_rates: Option<[f64; 3]>,
+    /// Everything above, and the folds' temperatures and thresholds, as written.
+    pub json: serde_json::Value,
+}
+
+/// Trains a verifier on `examples` into `output`: with `config.folds` > 0, first a k-fold
+/// cross-validation whose out-of-fold predictions (`cv_predictions*.jsonl`) and scores
+/// (`cv_scores.json`) go into the folder; then the verifier (`verifier.json`), its abstention rule
+/// ([`ABSTENTION_FILE`]) and what made them (`provenance.json`, naming `claims_file` and the
+/// encoder's model). The previous rule is removed first and the new one written last, so an
+/// interrupted save leaves a verifier without a rule (which abstention refuses), never one with
+/// another model's rule. `quantir train-verifier` is this call.
+pub fn train_to_dir(examples: Vec<VerifyExample>, claims_file: &Path, encoder: Option<&Encoder>, config: &TrainConfig, output: &Path, progress: &dyn Progress) -> Result<TrainReport> {
+    let started = Instant::now();
+    let set = TrainingSet::prepare(examples, encoder, config, progress)?;
+    let prepare_seconds = started.elapsed().as_secs_f64();
+    std::fs::create_dir_all(output).map_err(|e| Error::io(output, e))?;
+    let cv = if config.folds > 0 { Some(cross_validate_into(&set, config, output, progress)?) } else { None };
+    let (verifier, rule) = TrainedVerifier::train(&set, encoder, config, progress)?;
+    let rule_path = output.join(ABSTENTION_FILE);
+    if rule_path.exists() {
+        std::fs::remove_file(&rule_path).map_err(|e| Error::io(&rule_path, e))?;
+    }
+    verifier.save(output)?;
+    if let Some(rule) = &rule {
+        crate::io::write_replacing(&rule_path, serde_json::to_string_pretty(rule).expect("a rule serialises").as_bytes())?;
+    }
+    use crate::provenance::{Artifact, Input, Provenance, Role};
+    let counts = [("claims".to_string(), set.examples.len() as u64)].into();
+    let mut inputs = vec![Input::file(Role::TrainingClaims, claims_file)?];
+    if let Some(encoder) = encoder {
+        inputs.push(Input::file(Role::Model, &encoder.dir().join(&encoder.config().model))?);
+    }
+    Provenance::new(Artifact::Verifier, inputs, config).with_counts(counts).write_into(output, "verifier.json")?;
+    Ok(TrainReport { claims: set.examples.len(), prepare_seconds, seconds: started.elapsed().as_secs_f64(), cv, rule })
+}
+
+/// [`cross_validate`], its predictions and scores written into `output`.
+fn cross_validate_into(set: &TrainingSet, config: &TrainConfig, output: &Path, progress: &dyn Progress) -> Result<CvSummary> {
+    use super::calibrate::selective;
+    let report = cross_validate(set, config, progress)?;
+    crate::io::write_jsonl(&output.join("cv_predictions.jsonl"), &report.predictions)?;
+    crate::io::write_jsonl(&output.join("cv_predictions_uncalibrated.jsonl"), &report.uncalibrated)?;
+    if !report.swapped.is_empty() {
+        crate::io::write_jsonl(&output.join("cv_swapped_predictions.jsonl"), &report.swapped)?;
+        crate::io::write_jsonl(&output.join("cv_retrieved_negatives_predictions.jsonl"), &report.negatives)?;
+    }
+    let gold: Vec<Label> = set.examples.iter().map(|e| e.label.expect("training claims are labelled")).collect();
+    let judged = |p: &[Prediction]| -> Vec<(Label, Prediction)> { gold.iter().copied().zip(p.iter().cloned()).collect() };
+    let (own, raw) = (judged(&report.predictions), judged(&report.uncalibrated));
+    let given = selective(&own.iter().map(|(g, p)| (*g, p)).collect::<Vec<_>>());
+    let uncalibrated = selective(&raw.iter().map(|(g, p)| (*g, p)).collect::<Vec<_>>());
+    let nei_rate = |p: &[Prediction]| p.iter().filter(|p| p.label == Label::NotEnoughInfo).count() as f64 / p.len().max(1) as f64;
+    let nei_rates = config.abstain.then(|| [nei_rate(&report.predictions), nei_rate(&report.swapped), nei_rate(&report.negatives)]);
+    let mut json = serde_json::to_value(&report.scores).expect("scores serialise");
+    json["calibration"] = serde_json::json!({"ece_before": uncalibrated.ece, "ece_after": given.ece, "temperatures": report.folds.iter().map(|f| f.0).collect::<Vec<_>>()});
+    if let Some([own_rate, swapped, negatives]) = nei_rates {
+        json["abstention"] = serde_json::json!({
+            "coverage": given.coverage,
+            "nei_rate_own_evidence": own_rate,
+            "nei_rate_swapped_evidence": swapped,
+            "nei_rate_retrieved_negatives": negatives,
+            "four_way": super::score_outcomes(&own.iter().map(|(g, p)| (*g, Some(p.label))).collect::<Vec<_>>()),
+            "answered": given.answered,
+            "thresholds": report.folds.iter().map(|f| f.1).collect::<Vec<_>>(),
+        });
+    }
+    json["risk_coverage"] = serde_json::to_value(&given.curve).expect("the curve serialises");
+    crate::io::write_replacing(&output.join("cv_scores.json"), serde_json::to_string_pretty(&json).expect("scores serialise").as_bytes())?;
+    Ok(CvSummary { folds: config.folds, scores: report.scores, ece_before: uncalibrated.ece, selective: given, nei_rates, json })
+}
+
