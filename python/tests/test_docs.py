@@ -48,6 +48,18 @@ def test_readme_python_section_runs(checkout):
     assert "'label':" in printed
 
 
+def test_readme_quick_start_runs(checkout):
+    text = (ROOT / "README.md").read_text()
+    block = text.split("<!-- docs-test: python-quickstart -->", 1)[1].split("<!-- docs-test: end -->", 1)[0]
+    code = re.search(r"```python\n(.*?)```", block, re.S).group(1)
+    printed = run_code(code).splitlines()
+    # The CLI quick start's hits, in its order, with its scores.
+    cli = text.split("<!-- docs-test: quickstart -->", 1)[1].split("<!-- docs-test: end -->", 1)[0]
+    expected = [(m.group(3), m.group(1), m.group(2)) for m in re.finditer(r"^\s+\d+\. (\S+)\s+([\d.]+)\s+(\S+)$", cli, re.M)]
+    assert len(expected) == 2
+    assert printed == [f"{date} {id} {score}" for date, id, score in expected]
+
+
 def test_example_reproduces_scifact(checkout):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

@@ -101,3 +101,21 @@ fn tables_and_databases_examples_print_what_the_readme_says() {
         assert_eq!(String::from_utf8(out.stdout).unwrap(), expected, "the README's output for:\n{commands}");
     }
 }
+
+#[test]
+fn the_quick_start_prints_what_the_readme_says() {
+    // A folder laid out like a checkout after `scripts/demo.sh`: the bundled data and the binary
+    // where the demo builds it.
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(repo().join("data"), dir.path().join("data")).unwrap();
+    std::fs::create_dir_all(dir.path().join("target/release")).unwrap();
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("quantir"), dir.path().join("target/release/quantir")).unwrap();
+    let examples = examples("quickstart");
+    assert_eq!(examples.len(), 1);
+    for (commands, expected) in examples {
+        let out = std::process::Command::new("bash").args(["-euo", "pipefail", "-c", &commands]).current_dir(dir.path()).output().unwrap();
+        assert!(out.status.success(), "{commands}\n{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), expected, "the README's output for:\n{commands}");
+        assert!(expected.contains("2016-07-20") && !expected.contains("2016-11-02"), "the quick start shows evidence from before the claim's date");
+    }
+}
