@@ -14,6 +14,7 @@
 //! [`llm`] asks an OpenAI-compatible chat API; [`nli`] runs a sequence-classification ONNX model.
 
 pub mod abstain;
+#[cfg(feature = "sqlite")]
 pub mod agent;
 pub mod calibrate;
 mod data;
@@ -22,9 +23,11 @@ mod linear;
 pub mod llm;
 pub mod nli;
 pub mod pipeline;
+#[cfg(feature = "plots")]
 pub mod plot;
 pub mod quantity;
 mod scores;
+#[cfg(feature = "sqlite")]
 pub mod sql;
 pub mod table;
 pub mod text;

@@ -13,6 +13,7 @@ mod formats;
 mod fuse_oracle;
 mod index_build;
 mod integrity;
+mod layering;
 pub mod plan;
 mod scifact;
 mod regression;
