@@ -356,6 +356,26 @@ pub enum Error {
         failure: LlmFailure,
     },
 
+    /// A SQLite database (evidence for `verify --database`) could not be opened or read.
+    #[error("{database}: {message}")]
+    Sqlite {
+        /// The database: its path, or the in-memory URI of one loaded from CSV files.
+        database: String,
+        /// SQLite's message.
+        message: String,
+    },
+
+    /// A model's files (its tokenizer, its ONNX graph) could not be loaded or run.
+    #[error("{}: {what}: {message}", path.display())]
+    Model {
+        /// The file or folder.
+        path: PathBuf,
+        /// What failed: "loading the tokenizer", "tokenizing", "loading the model", "running the model".
+        what: &'static str,
+        /// The library's message (tokenizers', ONNX Runtime's).
+        message: String,
+    },
+
     /// Predictions that do not cover the gold claims one for one.
     #[error("{source_name}: {problem}")]
     Unmatched {

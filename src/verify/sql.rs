@@ -104,7 +104,7 @@ enum SourceKind {
 }
 
 fn sql_error(path: &Path, e: rusqlite::Error) -> Error {
-    Error::InvalidArgument { name: "--database", message: format!("{}: {e}", path.display()) }
+    Error::Sqlite { database: path.display().to_string(), message: e.to_string() }
 }
 
 /// Quotes an SQL identifier.
@@ -284,7 +284,7 @@ pub struct Database {
 
 impl Database {
     fn guard(mut conn: Connection, name: String, limits: SqlLimits) -> Result<Database> {
-        let failed = |e: rusqlite::Error| Error::InvalidArgument { name: "--database", message: format!("{name}: {e}") };
+        let failed = |e: rusqlite::Error| Error::Sqlite { database: name.clone(), message: e.to_string() };
         conn.pragma_update(None, "query_only", true).map_err(failed)?;
         conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0).map_err(failed)?;
         conn.authorizer(Some(authorize)).map_err(failed)?;
@@ -301,7 +301,7 @@ impl Database {
 
     /// The schema given to the model up front: every table's and view's `CREATE` statement.
     pub fn schema(&self) -> Result<String> {
-        let failed = |e: rusqlite::Error| Error::InvalidArgument { name: "--database", message: format!("{}: {e}", self.name) };
+        let failed = |e: rusqlite::Error| Error::Sqlite { database: self.name.clone(), message: e.to_string() };
         let mut stmt = self.conn.prepare("SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY name").map_err(failed)?;
         let statements = stmt.query_map([], |row| row.get::<_, String>(0)).map_err(failed)?.collect::<std::result::Result<Vec<_>, _>>().map_err(failed)?;
         Ok(statements.into_iter().map(|s| format!("{s};")).collect::<Vec<_>>().join("\n"))

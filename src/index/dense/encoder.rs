@@ -154,12 +154,12 @@ impl Encoder {
             }
         }
         let mut tokenizer = tokenizers::Tokenizer::from_file(&tokenizer_path)
-            .map_err(|e| Error::InvalidArgument { name: "--dense", message: format!("{}: {e}", tokenizer_path.display()) })?;
+            .map_err(|e| Error::Model { path: tokenizer_path.clone(), what: "loading the tokenizer", message: e.to_string() })?;
         tokenizer
             .with_truncation(Some(tokenizers::TruncationParams { max_length: config.max_length, ..Default::default() }))
             .map_err(|e| Error::InvalidArgument { name: "--max-length", message: e.to_string() })?;
         tokenizer.with_padding(None);
-        let ort_error = |e: ort::Error| Error::InvalidArgument { name: "--dense", message: format!("{}: {e}", model.display()) };
+        let ort_error = |e: ort::Error| Error::Model { path: model.clone(), what: "loading the model", message: e.to_string() };
         let mut sessions = Vec::new();
         for _ in 0..workers.max(1) {
             let session = Session::builder(env)
@@ -196,7 +196,7 @@ impl Encoder {
         let encodings = self
             .tokenizer
             .encode_batch(prefixed.iter().map(|s| s.as_str()).collect::<Vec<_>>(), true)
-            .map_err(|e| Error::InvalidArgument { name: "--dense", message: format!("tokenizing: {e}") })?;
+            .map_err(|e| Error::Model { path: self.dir.clone(), what: "tokenizing", message: e.to_string() })?;
         // Batches of similar lengths pad less.
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
@@ -290,6 +290,6 @@ impl Encoder {
     }
 
     fn error(&self, e: ort::Error) -> Error {
-        Error::InvalidArgument { name: "--dense", message: format!("{}: running the model: {e}", self.dir.display()) }
+        Error::Model { path: self.dir.clone(), what: "running the model", message: e.to_string() }
     }
 }
