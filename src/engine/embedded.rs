@@ -55,24 +55,25 @@ impl Backend for Index {
     }
 
     fn evidence(&self, claim: &Claim, request: &RunRequest<'_>) -> Result<ClaimEvidence> {
-        let RunRequest { planner, encoder, config, plan: plan_config, .. } = *request;
+        let RunRequest { planner, config, plan: plan_config, .. } = *request;
         config.validate(plan_config)?;
         let plan = planner.plan(claim)?;
         validate(&plan, config, plan_config)?;
         let bm25 = Bm25::new(self, config.bm25)?.with_strategy(config.bm25_strategy);
         let plans = std::slice::from_ref(&plan);
-        let dense = dense_lists(self, std::slice::from_ref(claim), plans, encoder, request, &crate::io::NoProgress)?;
+        let dense = dense_lists(self, std::slice::from_ref(claim), plans, request, &crate::io::NoProgress)?;
         let dense = dense.as_ref().map(|d| d[0].as_slice());
-        let (_, explanation) = SCRATCH.with(|scratch| retrieve_plan(self, &bm25, claim, &plan, dense, &RunRequest { explain: true, ..*request }, &mut scratch.borrow_mut()))?;
+        let (ranked, explanation) = SCRATCH.with(|scratch| retrieve_plan(self, &bm25, claim, &plan, dense, &RunRequest { explain: true, ..*request }, &mut scratch.borrow_mut()))?;
         let explanation = explanation.expect("explain was asked");
-        let hits = explanation
+        // The explanation's hits are the ranked hits, in order: read each by its rank.
+        let hits = ranked
             .hits
-            .into_iter()
-            .map(|hit| {
-                let rank = self.rank_of(&hit.id).expect("a hit's id is in the index");
+            .iter()
+            .zip(explanation.hits)
+            .map(|(&(rank, score), hit)| {
                 let StoredDocument { id, title, text, url, date } = self.stored_by_rank(rank)?;
                 config.cutoff_for(claim).check_stored(self.path(), &id, date.as_deref())?;
-                Ok(EvidenceHit { evidence: Evidence { id, score: hit.score, date, title, text, url }, from_subqueries: hit.from_subqueries })
+                Ok(EvidenceHit { evidence: Evidence { id, score, date, title, text, url }, from_subqueries: hit.from_subqueries })
             })
             .collect::<Result<_>>()?;
         Ok(ClaimEvidence { plan, hits, generation: Some(self.generation()) })
@@ -134,7 +135,7 @@ pub fn run_ranked(index: &Index, claims: &[Claim], request: &RunRequest<'_>, pro
     let started = Instant::now();
     let plans = plan_all(claims, planner, config, plan_config, progress)?;
     let results = in_pool(config.threads, || -> Result<Vec<(RankedHits, Option<Explanation>)>> {
-        let dense_lists = dense_lists(index, claims, &plans, request.encoder, request, progress)?;
+        let dense_lists = dense_lists(index, claims, &plans, request, progress)?;
         progress.start("claims", Some(claims.len() as u64));
         claims
             .par_iter()
@@ -158,8 +159,8 @@ pub fn run_ranked(index: &Index, claims: &[Claim], request: &RunRequest<'_>, pro
 type DenseLists = Vec<Vec<Vec<(u32, f64)>>>;
 
 /// The dense lists of every claim's sub-queries, when the retriever uses vectors.
-fn dense_lists(index: &Index, claims: &[Claim], plans: &[Plan], encoder: Option<&Encoder>, request: &RunRequest<'_>, progress: &dyn Progress) -> Result<Option<DenseLists>> {
-    let RunRequest { config, plan: plan_config, .. } = *request;
+fn dense_lists(index: &Index, claims: &[Claim], plans: &[Plan], request: &RunRequest<'_>, progress: &dyn Progress) -> Result<Option<DenseLists>> {
+    let RunRequest { encoder, config, plan: plan_config, .. } = *request;
     if config.retriever == Retriever::Bm25 {
         return Ok(None);
     }

@@ -59,7 +59,7 @@ impl Backend for RemoteIndex {
         let mut explanations = Vec::new();
         for (claim, plan) in claims.iter().zip(&plans) {
             let hits: Vec<Vec<RemoteHit>> = answers.by_ref().take(plan.subqueries.len()).collect();
-            let mut lists: Vec<Vec<(&str, f64)>> = hits.iter().map(|list| list.iter().map(|h| (h.id.as_str(), f64::from(h.score))).collect()).collect();
+            let mut lists = scored(&hits);
             let fused = fuse_plan(if explain { lists.clone() } else { std::mem::take(&mut lists) }, config.k, plan_config);
             if explain {
                 explanations.push(Explanation {
@@ -82,7 +82,7 @@ impl Backend for RemoteIndex {
         validate(&plan, config, plan_config)?;
         let cutoff = config.cutoff_for(claim);
         let answers = self.search_batch(&queries(std::slice::from_ref(claim), std::slice::from_ref(&plan), request), true, &crate::io::NoProgress)?;
-        let lists: Vec<Vec<(&str, f64)>> = answers.iter().map(|list| list.iter().map(|h| (h.id.as_str(), f64::from(h.score))).collect()).collect();
+        let lists = scored(&answers);
         let stored: std::collections::HashMap<&str, &serde_json::Value> = answers.iter().flatten().filter_map(|h| h.stored.as_ref().map(|s| (h.id.as_str(), s))).collect();
         let fused = fuse_plan(lists.clone(), config.k, plan_config);
         let hits = fused
@@ -103,6 +103,11 @@ fn check(index: &RemoteIndex, config: &RunConfig) -> Result<()> {
         return Err(Error::InvalidArgument { name: "--retriever", message: "the OpenSearch backend retrieves with BM25 only (the cluster holds no vectors)".into() });
     }
     index.check_bm25(config.bm25)
+}
+
+/// The cluster's answers to a claim's sub-queries as the lists [`fuse_plan`] fuses.
+fn scored(answers: &[Vec<RemoteHit>]) -> Vec<Vec<(&str, f64)>> {
+    answers.iter().map(|list| list.iter().map(|h| (h.id.as_str(), f64::from(h.score))).collect()).collect()
 }
 
 /// Every sub-query of every claim, each with its claim's cutoff and list depth.
