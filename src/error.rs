@@ -247,6 +247,22 @@ pub enum Error {
         expected: String,
     },
 
+    /// An update would encode its new documents differently from how the index's vectors were
+    /// encoded (another model build, runtime or machine, or an encoder whose vectors depend on
+    /// the passages batched together): the updated index would not equal a rebuild.
+    #[error(
+        "{}: encoding document {id} again gives another vector than the index holds (cosine {cosine:.6})\n\nhint: the encoder or its runtime is not the one the vectors were made with, so an update cannot equal a rebuild; rebuild the index (`quantir index --corpus <CORPUS> --index {} --dense <MODEL_DIR>`) (nothing was changed)",
+        index.display(), index.display()
+    )]
+    VectorsDiffer {
+        /// The index folder.
+        index: PathBuf,
+        /// A document whose stored vector was not reproduced.
+        id: String,
+        /// The cosine between the stored and the new vector.
+        cosine: f32,
+    },
+
     /// A value given in memory (through the Python API) is not what it must be. `at` names it
     /// as the caller wrote it: `claims[3]["date"]`, `run["q1"]["d7"]`.
     #[error("{at}: expected {expected}, found {found}")]

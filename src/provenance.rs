@@ -69,6 +69,8 @@ pub enum Role {
     Evidence,
     /// An encoder or classifier model file.
     Model,
+    /// The documents an index update added, or the ids it deleted.
+    Changes,
 }
 
 /// A hash of what made an artifact (module doc): 32 lowercase hex digits.

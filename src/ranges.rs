@@ -81,6 +81,8 @@ pub const MAX_LENGTH: Count = Count::new("max_length", 2, 8192);
 pub const HNSW_M: Count = Count::new("hnsw_m", 2, 256);
 /// HNSW candidate list while building.
 pub const HNSW_EF_CONSTRUCTION: Count = Count::new("hnsw_ef_construction", 1, 100_000);
+/// Segments of a tier an index update merges together.
+pub const MERGE_FACTOR: Count = Count::new("merge_factor", 2, 1000);
 /// Seconds allowed per LLM request, retries included.
 pub const LLM_TIMEOUT: Count = Count::new("llm_timeout", 1, 3600);
 /// Retries after a failed LLM request.

@@ -21,7 +21,7 @@ use crate::provenance::{Artifact, Input, Provenance, Role};
 
 /// Memory tantivy's writer may use before it flushes a segment, all threads together. Large
 /// enough that a 165k-snippet corpus makes a segment per thread, small enough for CI's 24 GiB.
-const WRITER_MEMORY_BYTES: usize = 512 << 20;
+pub(super) const WRITER_MEMORY_BYTES: usize = 512 << 20;
 
 /// Memory each writer thread gets at least: tantivy refuses less than 15 MB a thread, so the
 /// budget above caps the indexing threads at 16 (on a machine with more cores, a fixed budget
@@ -109,7 +109,7 @@ pub fn check_target(target: &Path) -> Result<()> {
 }
 
 /// Where a build writes its generation and how it commits it (the [`index`](super) module doc).
-enum Placement {
+pub(super) enum Placement {
     /// A new index folder (or one replaced whole: empty, of format 1, or whose `CURRENT` is
     /// damaged), staged beside the target with its first generation and moved into place whole.
     Whole { staging: AtomicDir, generation: PathBuf },
@@ -136,8 +136,24 @@ impl Placement {
         Ok(Placement::Whole { staging, generation })
     }
 
+    /// The next generation of the index at `target` for an update of its served generation
+    /// `served` ([`super::update`]), the writer lock taken; `None` when another writer
+    /// committed a newer one since `served` was opened (the caller opens it and starts again).
+    pub(super) fn next_of(target: &Path, served: u64) -> Result<Option<Placement>> {
+        let writer = lock_writer(target)?;
+        match Current::read(target)? {
+            Some(current) if current.generation == served => {
+                let generation = super::generation::next(target, &current)?;
+                let staging = AtomicDir::create(&target.join(super::generation::name(generation)))?;
+                Ok(Some(Placement::Next { target: target.to_path_buf(), generation, staging, _writer: writer }))
+            }
+            Some(_) => Ok(None),
+            None => Err(Error::NotAnIndex { path: target.to_path_buf() }),
+        }
+    }
+
     /// The generation's number.
-    fn generation(&self) -> u64 {
+    pub(super) fn generation(&self) -> u64 {
         match self {
             Placement::Whole { .. } => 1,
             Placement::Next { generation, .. } => *generation,
@@ -145,7 +161,7 @@ impl Placement {
     }
 
     /// The folder the generation's files go to.
-    fn dir(&self) -> &Path {
+    pub(super) fn dir(&self) -> &Path {
         match self {
             Placement::Whole { generation, .. } => generation,
             Placement::Next { staging, .. } => staging.path(),
@@ -153,7 +169,7 @@ impl Placement {
     }
 
     /// Makes the generation, whose manifest has digest `manifest`, the one served.
-    fn commit(self, manifest: &Digest) -> Result<()> {
+    pub(super) fn commit(self, manifest: &Digest) -> Result<()> {
         match self {
             Placement::Whole { staging, .. } => {
                 Current { generation: 1, manifest: manifest.xxh3.clone() }.write(staging.path())?;
@@ -187,7 +203,7 @@ pub fn build_from_path(corpus: &Path, format: Format, load: &LoadOptions, target
 /// The settings recorded in an index's provenance: those that change what a search returns.
 /// (Threads change the segments, never a result: ties are broken by id.)
 #[derive(serde::Serialize)]
-struct BuildSettings<'a> {
+pub(super) struct BuildSettings<'a> {
     bm25: Bm25Params,
     doc_order: DocOrder,
     fields: &'static str,
@@ -231,15 +247,8 @@ pub fn build(corpus: &dyn Documents, corpus_path: &Path, target: &Path, config: 
     }
     write_ids(&dir.join("ids.json"), by_id.iter().map(|&d| corpus.id(d)))?;
 
-    let tantivy_dir = dir.join("tantivy");
-    std::fs::create_dir(&tantivy_dir).map_err(|e| Error::io(&tantivy_dir, e))?;
-    let schema = schema();
-    let field = |name: &str| schema.get_field(name).expect("field in schema");
-    let (body, id, title, text, url, date, date_key, rank_field) =
-        (field(FIELD_BODY), field(FIELD_ID), field(FIELD_TITLE), field(FIELD_TEXT), field(FIELD_URL), field(FIELD_DATE), field(FIELD_DATE_KEY), field(FIELD_RANK));
     let tv = |e| Error::tantivy(target, e);
-    let index = tantivy::Index::create_in_dir(&tantivy_dir, schema.clone()).map_err(tv)?;
-    index.tokenizers().register(TOKENIZER_NAME, QuantirTokenizer::default());
+    let (index, fields) = create_tantivy(dir, target)?;
     let threads = match config.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(1 + corpus.len() / DOCS_PER_AUTO_THREAD),
         n => n,
@@ -265,23 +274,11 @@ pub fn build(corpus: &dyn Documents, corpus_path: &Path, target: &Path, config: 
         let mut positions = chunk.iter();
         corpus.for_each_in(chunk, &mut |document| {
             let i = *positions.next().expect("one document per index");
-            let mut doc = TantivyDocument::default();
-            let body_text = crate::corpus::passage(&document.title, &document.text);
-            doc.add_text(body, body_text);
-            doc.add_text(id, &document.id);
-            doc.add_text(title, &document.title);
-            doc.add_text(text, &document.text);
-            if let Some(u) = &document.url {
-                doc.add_text(url, u);
-            }
-            match (&document.date, days[i]) {
-                (Some(d), Some(day)) => {
-                    doc.add_text(date, d.to_string());
-                    doc.add_i64(date_key, day.into());
-                }
-                _ => doc.add_i64(date_key, UNDATED_KEY),
-            }
-            doc.add_u64(rank_field, rank[i]);
+            let date = match (&document.date, days[i]) {
+                (Some(d), Some(day)) => Some((d.to_string(), day)),
+                _ => None,
+            };
+            let doc = fields.document(&document.id, &document.title, &document.text, document.url.as_deref(), date, rank[i]);
             writer.add_document(doc).map_err(tv)?;
             added += 1;
             if added.is_multiple_of(1024) {
@@ -349,11 +346,11 @@ pub fn build(corpus: &dyn Documents, corpus_path: &Path, target: &Path, config: 
 
 /// Documents handed to the writer at a time (read and parsed together when the corpus is on
 /// disk).
-const DOCUMENTS_PER_CHUNK: usize = 16_384;
+pub(super) const DOCUMENTS_PER_CHUNK: usize = 16_384;
 
 /// Writes `ids` as a JSON list to `path`, streamed (millions of ids without one string of them
 /// all) and synced.
-fn write_ids<'a>(path: &Path, ids: impl Iterator<Item = &'a str>) -> Result<()> {
+pub(super) fn write_ids<'a>(path: &Path, ids: impl Iterator<Item = &'a str>) -> Result<()> {
     use std::io::Write;
     let io = |e| Error::io(path, e);
     let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path).map_err(io)?);
@@ -374,13 +371,20 @@ const FIELDS: &str = "title text";
 /// Computes every segment's term bounds ([`super::bounds`]), a segment per thread, and writes them
 /// into `dir`.
 fn write_bounds(searcher: &tantivy::Searcher, body: tantivy::schema::Field, dir: &Path, target: &Path, progress: &dyn Progress) -> Result<()> {
+    let segments = segment_bounds(searcher, body, target, progress, &|_| true)?;
+    super::bounds::write(dir, &segments)
+}
+
+/// The term bounds ([`super::bounds`]) of the segments of `searcher` whose id `wanted` accepts,
+/// in its order, a segment per thread.
+pub(super) fn segment_bounds(searcher: &tantivy::Searcher, body: tantivy::schema::Field, target: &Path, progress: &dyn Progress, wanted: &(dyn Fn(&str) -> bool + Sync)) -> Result<Vec<(String, TermBounds)>> {
     let tv = |e| Error::tantivy(target, e);
-    progress.start("term bounds", Some(searcher.segment_readers().len() as u64));
+    let chosen: Vec<&tantivy::SegmentReader> = searcher.segment_readers().iter().filter(|s| wanted(&s.segment_id().uuid_string())).collect();
+    progress.start("term bounds", Some(chosen.len() as u64));
     let computed: Vec<Result<(String, TermBounds)>> = std::thread::scope(|scope| {
-        let tasks: Vec<_> = searcher
-            .segment_readers()
+        let tasks: Vec<_> = chosen
             .iter()
-            .map(|segment| {
+            .map(|&segment| {
                 scope.spawn(move || {
                     let inverted = segment.inverted_index(body).map_err(tv)?;
                     let norms = segment.get_fieldnorms_reader(body).map_err(tv)?;
@@ -395,12 +399,12 @@ fn write_bounds(searcher: &tantivy::Searcher, body: tantivy::schema::Field, dir:
     });
     let segments = computed.into_iter().collect::<Result<Vec<_>>>()?;
     progress.finish();
-    super::bounds::write(dir, &segments)
+    Ok(segments)
 }
 
 /// Writes a small one-segment index's postings as arrays into `dir` ([`super::decoded`]), so
 /// that opening it reads them instead of decoding them; nothing for any other index.
-fn write_decoded(searcher: &tantivy::Searcher, body: tantivy::schema::Field, dir: &Path, target: &Path) -> Result<()> {
+pub(super) fn write_decoded(searcher: &tantivy::Searcher, body: tantivy::schema::Field, dir: &Path, target: &Path) -> Result<()> {
     let [segment] = searcher.segment_readers() else { return Ok(()) };
     let inverted = segment.inverted_index(body).map_err(|e| Error::tantivy(target, e))?;
     if !super::decoded::applies(1, inverted.total_num_tokens()) {
@@ -410,6 +414,67 @@ fn write_decoded(searcher: &tantivy::Searcher, body: tantivy::schema::Field, dir
         Some(decoded) => decoded.write(dir, &segment.segment_id().uuid_string(), segment.max_doc()),
         None => Ok(()),
     }
+}
+
+
+/// The fields of [`schema`], looked up once.
+pub(super) struct Fields {
+    body: tantivy::schema::Field,
+    id: tantivy::schema::Field,
+    title: tantivy::schema::Field,
+    text: tantivy::schema::Field,
+    url: tantivy::schema::Field,
+    date: tantivy::schema::Field,
+    date_key: tantivy::schema::Field,
+    rank: tantivy::schema::Field,
+}
+
+impl Fields {
+    fn of(schema: &tantivy::schema::Schema) -> Fields {
+        let field = |name: &str| schema.get_field(name).expect("field in schema");
+        Fields {
+            body: field(FIELD_BODY),
+            id: field(FIELD_ID),
+            title: field(FIELD_TITLE),
+            text: field(FIELD_TEXT),
+            url: field(FIELD_URL),
+            date: field(FIELD_DATE),
+            date_key: field(FIELD_DATE_KEY),
+            rank: field(FIELD_RANK),
+        }
+    }
+
+    /// The one way a document is laid out in the index: its passage indexed, its fields stored,
+    /// its date (as written, and its day) or the undated key, and its rank in the id order.
+    pub(super) fn document(&self, id: &str, title: &str, text: &str, url: Option<&str>, date: Option<(String, DayNumber)>, rank: u64) -> TantivyDocument {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(self.body, crate::corpus::passage(title, text));
+        doc.add_text(self.id, id);
+        doc.add_text(self.title, title);
+        doc.add_text(self.text, text);
+        if let Some(u) = url {
+            doc.add_text(self.url, u);
+        }
+        match date {
+            Some((written, day)) => {
+                doc.add_text(self.date, written);
+                doc.add_i64(self.date_key, day.into());
+            }
+            None => doc.add_i64(self.date_key, UNDATED_KEY),
+        }
+        doc.add_u64(self.rank, rank);
+        doc
+    }
+}
+
+/// A new tantivy index of [`schema`] in `dir/tantivy`, with quantir's tokenizer registered.
+pub(super) fn create_tantivy(dir: &Path, target: &Path) -> Result<(tantivy::Index, Fields)> {
+    let tantivy_dir = dir.join("tantivy");
+    std::fs::create_dir(&tantivy_dir).map_err(|e| Error::io(&tantivy_dir, e))?;
+    let schema = schema();
+    let index = tantivy::Index::create_in_dir(&tantivy_dir, schema.clone()).map_err(|e| Error::tantivy(target, e))?;
+    index.tokenizers().register(TOKENIZER_NAME, QuantirTokenizer::default());
+    Ok((index, Fields::of(&schema)))
 }
 
 /// The tantivy schema described in the module doc.

@@ -20,6 +20,11 @@
 //!     │                  contribution for any k1 and b (see bounds.rs)
 //!     ├── decoded.bin    an index of one segment and at most 4 Mi tokens: its postings as plain
 //!     │                  arrays (see decoded.rs), read when it opens; absent in larger indexes
+//!     ├── ranks.bin      after an update (update.rs) that kept segments of an earlier
+//!     │                  generation: every segment's ranks as of this generation, u32::MAX
+//!     │                  (`DELETED`) for a deleted document (see deletions.rs)
+//!     ├── deleted.json   after an update that deleted or replaced documents: per segment, how
+//!     │                  many it holds deleted, their tokens and each term's count among them
 //!     ├── dense/         with --dense: vectors.f32 (see dense/vectors.rs) and, with --hnsw, the graph
 //!     └── tantivy/       the tantivy index: one text field `body` (title + " " + text, the
 //!                        quantir analyzer, term frequencies and field norms, no positions),
@@ -32,6 +37,10 @@
 //! staged inside it, renamed into place, and `CURRENT` replaced last, after which the build
 //! removes every older generation no reader holds. A crash, a `kill -9` or a bad input file at
 //! any point leaves the generation served as it was.
+//!
+//! **Updates** (`quantir add`, `delete`, `compact`; [`update`], [`delete`], [`compact`]) write
+//! a generation the same way, keeping the served generation's segments (hard links) and adding
+//! one; every search on it equals a rebuild of the final collection (update.rs says how).
 //!
 //! **Opening** ([`Index::open`]) pins the generation `CURRENT` names (a shared lock that keeps
 //! later builds from removing it while it is open: a server or a Python `Index` keeps answering
@@ -56,6 +65,7 @@ mod bounds;
 mod build;
 mod check;
 mod decoded;
+mod deletions;
 pub mod dense;
 mod generation;
 mod integrity;
@@ -65,6 +75,7 @@ mod open;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod tokenizer;
+mod update;
 
 pub use bounds::TermBounds;
 pub use build::{build, build_from_path, check_target, BuildSummary, DenseConfig, IndexConfig, DOCS_PER_AUTO_THREAD};
@@ -73,4 +84,6 @@ pub use integrity::FileList;
 pub use live::{Accept, Live};
 pub use manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest, FORMAT_VERSION};
 pub use decoded::{DecodedPostings, TermKey};
+pub use deletions::{Deletions, SegmentDeletions, DELETED};
+pub use update::{add_from_path, compact, delete, update, MergePolicy, UpdateConfig, UpdateSummary};
 pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

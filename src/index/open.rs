@@ -8,6 +8,7 @@ use tantivy::{DocAddress, InvertedIndexReader, Searcher, TantivyDocument, Term};
 
 use super::bounds::TermBounds;
 use super::decoded::{self, DecodedPostings};
+use super::deletions::{Deletions, DELETED};
 use super::dense::{HnswGraph, Vectors};
 use super::manifest::Manifest;
 use super::tokenizer::{QuantirTokenizer, TOKENIZER_NAME};
@@ -35,8 +36,11 @@ pub struct SegmentData {
     /// Each document's field-norm id (tantivy's one-byte length code, the same quantisation as
     /// Lucene's `SmallFloat.intToByte4`).
     pub norm_ids: Vec<u8>,
-    /// Each document's id rank (its place in `ids.json`).
+    /// Each document's id rank (its place in `ids.json`), or [`DELETED`](super::DELETED) for a
+    /// document deleted by an update (its postings stay until the segment is rewritten).
     pub ranks: Vec<u32>,
+    /// How many of its documents are deleted: where any is, every candidate is checked.
+    pub deleted: u32,
     /// Each document's last publication day, or [`DayNumber::MAX`] when undated.
     pub date_keys: Vec<DayNumber>,
     /// Whether `date_keys` never decrease (a [`DocOrder::Date`](super::DocOrder::Date) build):
@@ -138,7 +142,10 @@ pub struct Index {
     hnsw: OnceLock<std::result::Result<HnswGraph, String>>,
     /// A small one-segment index's postings as arrays ([`super::decoded`]), read on first use.
     decoded: OnceLock<Option<DecodedPostings>>,
+    /// Tokens of the documents served (deleted ones not counted).
     total_tokens: u64,
+    /// The statistics of deleted documents still in the postings ([`super::deletions`]).
+    deletions: Deletions,
 }
 
 impl std::fmt::Debug for Index {
@@ -175,6 +182,9 @@ impl Index {
         let mut segments = Vec::new();
         let mut total_tokens = 0;
         let mut bounds = super::bounds::read(&gen)?;
+        // An updated generation's ranks and deletions ([`super::deletions`]); none in a built one.
+        let mut updated_ranks = super::deletions::read_ranks(dir, &gen)?;
+        let deletions = Deletions::read(dir, &gen)?;
         for segment in searcher.segment_readers() {
             let id = segment.segment_id().uuid_string();
             let inverted = segment.inverted_index(body).map_err(tv)?;
@@ -202,30 +212,48 @@ impl Index {
                     _ => DayNumber::MAX,
                 })
                 .collect();
+            let ranks: Vec<u32> = match &mut updated_ranks {
+                None => docs.clone().map(|d| rank_column.first(d).map_or(u32::MAX, |r| u32::try_from(r).unwrap_or(u32::MAX))).collect(),
+                Some(all) => match all.remove(&id) {
+                    Some(ranks) if ranks.len() == segment.max_doc() as usize => ranks,
+                    found => return Err(inconsistent(gen.join(super::deletions::RANKS_FILE), format!("{} ranks for segment {id} of {} documents", found.map_or(0, |r| r.len()), segment.max_doc()))),
+                },
+            };
+            let deleted = ranks.iter().filter(|&&r| r == DELETED).count() as u32;
+            let recorded = deletions.segment(&id).map_or(0, |s| s.documents);
+            if u64::from(deleted) != recorded {
+                return Err(inconsistent(gen.join(super::deletions::DELETED_FILE), format!("{recorded} deleted documents recorded for segment {id}, {deleted} in its ranks")));
+            }
             segments.push(SegmentData {
                 id,
                 inverted,
                 norm_ids: docs.clone().map(|d| norms.fieldnorm_id(d)).collect(),
-                ranks: docs.map(|d| rank_column.first(d).map_or(u32::MAX, |r| u32::try_from(r).unwrap_or(u32::MAX))).collect(),
+                ranks,
+                deleted,
                 date_sorted: date_keys.is_sorted(),
                 date_keys,
                 bounds: segment_bounds,
             });
         }
+        if let Some(left) = updated_ranks.as_ref().and_then(|all| all.keys().next()) {
+            return Err(inconsistent(gen.join(super::deletions::RANKS_FILE), format!("ranks for segment {left}, which the index does not hold")));
+        }
+        // Deleted documents count nowhere: their tokens leave the mean length.
+        let total_tokens = total_tokens.checked_sub(deletions.tokens()).ok_or_else(|| inconsistent(gen.join(super::deletions::DELETED_FILE), format!("{} deleted tokens of {total_tokens}", deletions.tokens())))?;
         let ids_path = gen.join("ids.json");
         let ids_text = crate::io::read_utf8(&ids_path)?;
         let ids: Vec<String> = serde_json::from_str(&ids_text)
             .map_err(|e| crate::io::json_error(&ids_path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
         let count = ids.len();
         let ids = IdTable::new(ids).ok_or_else(|| Error::IncompatibleIndex { path: dir.to_path_buf(), what: "ids.json", found: format!("{count} ids of more than 4 GiB in all"), supported: "up to 4 GiB of ids".into() })?;
-        let documents: usize = segments.iter().map(|s| s.ranks.len()).sum();
+        let documents: usize = segments.iter().map(|s| s.ranks.len() - s.deleted as usize).sum();
         if documents != ids.len() || documents != manifest.documents {
             return Err(inconsistent(ids_path, format!("{} ids, {documents} documents in the segments, {} in the manifest", ids.len(), manifest.documents)));
         }
         let mut addresses = vec![(u32::MAX, u32::MAX); ids.len()];
         let mut date_keys = vec![DayNumber::MAX; ids.len()];
         for (s, segment) in segments.iter().enumerate() {
-            for (d, &rank) in segment.ranks.iter().enumerate() {
+            for (d, &rank) in segment.ranks.iter().enumerate().filter(|(_, &rank)| rank != DELETED) {
                 // Every rank names one id, once: a rank out of range or seen twice would map a hit
                 // to another document's id.
                 match addresses.get_mut(rank as usize) {
@@ -247,7 +275,7 @@ impl Index {
             }
             None => None,
         };
-        Ok(Index { path: dir.to_path_buf(), generation_dir: gen, _pinned: pinned, integrity_seconds, manifest, searcher, body, segments, ids, addresses, date_keys, vectors, hnsw: OnceLock::new(), decoded: OnceLock::new(), total_tokens })
+        Ok(Index { path: dir.to_path_buf(), generation_dir: gen, _pinned: pinned, integrity_seconds, manifest, searcher, body, segments, ids, addresses, date_keys, vectors, hnsw: OnceLock::new(), decoded: OnceLock::new(), total_tokens, deletions })
     }
 
     /// Seconds opening spent checking every file against its digest ([`super::integrity`]):
@@ -313,7 +341,8 @@ impl Index {
             return Ok(decoded.as_ref());
         }
         let read = match self.segments.as_slice() {
-            [segment] if decoded::applies(1, self.total_tokens) => match DecodedPostings::read_file(&self.generation_dir, &segment.id, segment.norm_ids.len() as u32)? {
+            // Decoded postings count every document a term's postings hold: none may be deleted.
+            [segment] if segment.deleted == 0 && decoded::applies(1, self.total_tokens) => match DecodedPostings::read_file(&self.generation_dir, &segment.id, segment.norm_ids.len() as u32)? {
                 Some(decoded) => Some(decoded),
                 // An index built before the build wrote them: decoded from its segment.
                 None => DecodedPostings::read(&segment.inverted).map_err(|e| Error::io(&self.path, e))?,
@@ -329,13 +358,19 @@ impl Index {
         Term::from_field_text(self.body, text)
     }
 
-    /// Number of documents containing `term`, over all segments.
+    /// Number of documents containing `term`, over all segments (deleted ones not counted).
     pub fn doc_freq(&self, term: &Term) -> Result<u64> {
         let mut total = 0;
         for segment in &self.segments {
             total += u64::from(segment.inverted.doc_freq(term).map_err(|e| Error::io(&self.path, e))?);
         }
-        Ok(total)
+        Ok(total - term.value().as_str().map_or(0, |text| self.deletions.doc_freq(text)))
+    }
+
+    /// The statistics of deleted documents still in the postings ([`super::deletions`]): what
+    /// BM25's document frequencies subtract.
+    pub fn deletions(&self) -> &Deletions {
+        &self.deletions
     }
 
     /// The id of the document with id rank `rank`.

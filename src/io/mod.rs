@@ -20,6 +20,18 @@ pub fn backoff(base: std::time::Duration, attempt: u32, cap: std::time::Duration
 }
 pub use text::{json_error, position_at, read_utf8, read_utf8_digested, strip_bom, JsonlLines, MappedText, Positions, Record};
 
+/// A point where a crash test stops a writer to kill it there: when the environment variable
+/// `QUANTIR_PAUSE_AT` names `point`, the process says so on stderr and waits to be killed
+/// (`tests/integration/update.rs`). Nothing otherwise.
+pub fn pause_point(point: &str) {
+    if std::env::var_os("QUANTIR_PAUSE_AT").is_some_and(|v| v == point) {
+        eprintln!("quantir: paused at {point}");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+}
+
 /// Where long jobs report how far they are. The library never draws: the CLI implements this
 /// with a progress bar, tests and the server with [`NoProgress`].
 pub trait Progress: Sync {

@@ -46,7 +46,7 @@ use super::cutoff::{CompiledCutoff, Cutoff};
 use super::top_k::{Threshold, TopK};
 use crate::analysis::{Analyzer, Emitted};
 use crate::error::{Error, Result};
-use crate::index::{Bm25Params, DecodedPostings, Index, TermKey};
+use crate::index::{Bm25Params, DecodedPostings, Index, TermKey, DELETED};
 
 /// What term of weight `weight` (qtf · idf) adds to a document where it occurs `tf` times, with
 /// `inverse` the document's 1 / (k1 · (1 − b + b · len / avglen)): weight · tf / (tf + norm),
@@ -409,7 +409,9 @@ impl<'a> Bm25<'a> {
                 .map(|segment| segment.inverted.get_term_info(&term))
                 .collect::<std::io::Result<Vec<_>>>()
                 .map_err(|e| Error::io(self.index.path(), e))?;
-            let df: f64 = infos.iter().flatten().map(|info| f64::from(info.doc_freq)).sum();
+            // Documents deleted by an update are still in the postings but count nowhere.
+            let df = infos.iter().flatten().map(|info| u64::from(info.doc_freq)).sum::<u64>() - self.index.deletions().doc_freq(&text);
+            let df = df as f64;
             if df > 0.0 {
                 terms.push(QueryTerm { text, weight: count as f32 * idf(n, df), count, infos, number: None });
             }
@@ -455,12 +457,13 @@ impl<'a> Bm25<'a> {
         }
     }
 
-    /// Where a segment is read and whether its candidates need a date check: a date-sorted
-    /// segment only where the cutoff admits documents, with no check; any other whole, checked.
+    /// Where a segment is read and whether its candidates need a check ([`admitted`]): a
+    /// date-sorted segment only where the cutoff admits documents, with no check unless some of
+    /// its documents are deleted; any other whole, checked.
     fn ranges(segment: &crate::index::SegmentData, cutoff: &CompiledCutoff) -> ([std::ops::Range<u32>; 2], bool) {
         let max_doc = segment.ranks.len() as u32;
         match segment.date_sorted {
-            true => (cutoff.ranges(&segment.date_keys), false),
+            true => (cutoff.ranges(&segment.date_keys), segment.deleted > 0),
             false => ([0..max_doc, max_doc..max_doc], true),
         }
     }
@@ -471,14 +474,14 @@ impl<'a> Bm25<'a> {
         let mut top = TopK::new(k);
         for (segment_ord, segment) in self.index.segments().iter().enumerate() {
             Self::fit(scratch, segment.ranks.len());
-            let (ranges, check_dates) = Self::ranges(segment, &cutoff);
+            let (ranges, check) = Self::ranges(segment, &cutoff);
             for term in terms {
                 if let Err(e) = self.accumulate(segment_ord, term, &ranges, scratch) {
                     scratch.reset();
                     return Err(e);
                 }
             }
-            self.select(segment, &ranges, &cutoff, check_dates, exclude_rank, scratch, &mut top);
+            self.select(segment, &ranges, &cutoff, check, exclude_rank, scratch, &mut top);
         }
         Ok(top.into_sorted())
     }
@@ -486,7 +489,7 @@ impl<'a> Bm25<'a> {
     /// Offers every touched document of `segment` to `top`, clearing the accumulator; `ranges`
     /// are where the segment was read (every touched document is inside them).
     #[allow(clippy::too_many_arguments)]
-    fn select(&self, segment: &crate::index::SegmentData, ranges: &[std::ops::Range<u32>], cutoff: &CompiledCutoff, check_dates: bool, exclude_rank: Option<u32>, scratch: &mut Scratch, top: &mut TopK) {
+    fn select(&self, segment: &crate::index::SegmentData, ranges: &[std::ops::Range<u32>], cutoff: &CompiledCutoff, check: bool, exclude_rank: Option<u32>, scratch: &mut Scratch, top: &mut TopK) {
         let Scratch { scores, list, listed, unlisted, maxima, .. } = scratch;
         let touched = std::mem::take(listed);
         let unlisted = std::mem::take(unlisted);
@@ -499,7 +502,7 @@ impl<'a> Bm25<'a> {
         let (mut docs, mut values) = ([0u32; CHUNK], [0f32; CHUNK]);
         let offer = |n: usize, docs: &[u32; CHUNK], values: &[f32; CHUNK], top: &mut TopK| {
             for (&doc, &score) in docs[..n].iter().zip(&values[..n]) {
-                if admitted(segment, cutoff, check_dates, exclude_rank, doc) {
+                if admitted(segment, cutoff, check, exclude_rank, doc) {
                     top.push(score, segment.ranks[doc as usize]);
                 }
             }
@@ -511,7 +514,7 @@ impl<'a> Bm25<'a> {
             // top k's own floor has risen.
             let kth = top.k() + usize::from(exclude_rank.is_some());
             let mut floor = f32::NEG_INFINITY;
-            if !check_dates && kth <= GROUP_FLOOR_MOST && kth * GROUP_FLOOR_DOCS_PER_K <= span {
+            if !check && kth <= GROUP_FLOOR_MOST && kth * GROUP_FLOOR_DOCS_PER_K <= span {
                 maxima.clear();
                 maxima.resize(kernel::floor_groups(kth), 0);
                 for range in ranges {
@@ -563,8 +566,8 @@ impl<'a> Bm25<'a> {
         for (segment_ord, segment) in self.index.segments().iter().enumerate() {
             let max_doc = segment.ranks.len();
             Self::fit(scratch, max_doc);
-            let (ranges, check_dates) = Self::ranges(segment, &cutoff);
-            let admitted = |doc: u32| admitted(segment, &cutoff, check_dates, exclude_rank, doc);
+            let (ranges, check) = Self::ranges(segment, &cutoff);
+            let admitted = |doc: u32| admitted(segment, &cutoff, check, exclude_rank, doc);
             let span: u64 = ranges.iter().map(|r| u64::from(r.end - r.start)).sum();
             // rest[i]: the most terms[i..] can add together; postings[i]: how many they hold.
             let (mut rest, mut postings) = (vec![0f64; terms.len() + 1], vec![0u64; terms.len() + 1]);
@@ -601,7 +604,7 @@ impl<'a> Bm25<'a> {
                 let Scratch { scores, list, listed, candidates, partials, .. } = &mut *scratch;
                 let touched = &list[..*listed];
                 let first = &touched[..touched.len().min(THETA_SAMPLE.max(2 * k))];
-                theta = theta.max(match check_dates || exclude_rank.is_some() {
+                theta = theta.max(match check || exclude_rank.is_some() {
                     true => kth_score(first.iter().filter(|&&doc| admitted(doc)).map(|&doc| scores[doc as usize]), k, partials),
                     false => kth_score(first.iter().map(|&doc| scores[doc as usize]), k, partials),
                 });
@@ -639,7 +642,7 @@ impl<'a> Bm25<'a> {
                 }
             }
             if !switch {
-                self.select(segment, &ranges, &cutoff, check_dates, exclude_rank, scratch, &mut top);
+                self.select(segment, &ranges, &cutoff, check, exclude_rank, scratch, &mut top);
                 continue;
             }
             // Phase 2: the candidates, in document order, take the remaining terms'
@@ -736,7 +739,7 @@ impl<'a> Bm25<'a> {
                 }
                 let d = doc as usize;
                 let rank = segment.ranks[d];
-                let admitted = cutoff.admits(segment.date_keys[d]) && Some(rank) != exclude_rank;
+                let admitted = cutoff.admits(segment.date_keys[d]) && rank != DELETED && Some(rank) != exclude_rank;
                 let inverse = self.norm_inverse[segment.norm_ids[d] as usize];
                 let contribution = |weight: f32, tf: u32| contribution(weight, tf, inverse);
                 let mut partial = 0f64;
@@ -860,11 +863,13 @@ impl<'a> Bm25<'a> {
 }
 
 
-/// Whether document `doc` of `segment` may be returned: the cutoff admits it (checked only where
-/// `check_dates`; a date-sorted segment is read only inside the cutoff's ranges) and it is not
-/// the one left out.
-fn admitted(segment: &crate::index::SegmentData, cutoff: &CompiledCutoff, check_dates: bool, exclude_rank: Option<u32>, doc: u32) -> bool {
-    (!check_dates || cutoff.admits(segment.date_keys[doc as usize])) && Some(segment.ranks[doc as usize]) != exclude_rank
+/// Whether document `doc` of `segment` may be returned: the cutoff admits it and it is not
+/// deleted (both checked only where `check`: a date-sorted segment is read only inside the
+/// cutoff's ranges, and one with deleted documents is always checked), and it is not the one
+/// left out.
+fn admitted(segment: &crate::index::SegmentData, cutoff: &CompiledCutoff, check: bool, exclude_rank: Option<u32>, doc: u32) -> bool {
+    let rank = segment.ranks[doc as usize];
+    (!check || (cutoff.admits(segment.date_keys[doc as usize]) && rank != DELETED)) && Some(rank) != exclude_rank
 }
 
 /// The `kth` largest of `scores` (never negative; −∞ when fewer), with `buffer` as working
