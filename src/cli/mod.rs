@@ -16,6 +16,7 @@ mod run;
 mod search;
 mod serve;
 mod train;
+mod update;
 mod verify;
 mod verify_eval;
 
@@ -33,6 +34,12 @@ pub struct Cli {
 enum Command {
     /// Build a BM25 index from an evidence corpus (atomically replacing any index there).
     Index(index::IndexArgs),
+    /// Add documents to an index, or replace them by id, as one new generation (no rebuild).
+    Add(update::AddArgs),
+    /// Delete documents from an index by id, as one new generation (no rebuild).
+    Delete(update::DeleteArgs),
+    /// Rewrite an updated index's segments as a build lays them out (no deleted copies left).
+    Compact(update::CompactArgs),
     /// Search an index for one claim or query.
     Search(search::SearchArgs),
     /// Check every file of an index against the digests its build recorded.
@@ -68,6 +75,9 @@ pub fn run() -> anyhow::Result<()> {
     }
     match cli.command {
         Command::Index(args) => index::run(args),
+        Command::Add(args) => update::add(args),
+        Command::Delete(args) => update::delete(args),
+        Command::Compact(args) => update::compact(args),
         Command::Search(args) => search::run(args),
         Command::Check(args) => check::run(args),
         Command::Plan(args) => plan::run(args),

@@ -18,5 +18,6 @@ pub mod plan;
 mod scifact;
 mod regression;
 pub mod serve;
+mod update;
 mod util;
 mod verify;

@@ -405,6 +405,37 @@ fn part_of_sample(dir: &std::path::Path, name: &str, n: usize) -> std::path::Pat
     crate::util::write(dir, name, serde_json::to_string(&part).unwrap())
 }
 
+/// Four clients calling `search` (an answer's status and generation) while `change` runs: each
+/// gets more than `least` answers, every one a 200 with a generation, generations only moving
+/// forward for each client, and `last` served by the end.
+pub fn searches_move_forward_across(search: impl Fn() -> (u16, Option<u64>) + Sync, least: usize, last: u64, change: impl FnOnce()) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = AtomicBool::new(false);
+    let seen: Vec<Vec<(u16, Option<u64>)>> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut seen = Vec::new();
+                    while !stop.load(Ordering::Relaxed) {
+                        seen.push(search());
+                    }
+                    seen
+                })
+            })
+            .collect();
+        change();
+        std::thread::sleep(Duration::from_millis(200));
+        stop.store(true, Ordering::Relaxed);
+        clients.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    for (client, answers) in seen.iter().enumerate() {
+        assert!(answers.len() > least, "client {client} searched: {answers:?}");
+        assert!(answers.iter().all(|(status, generation)| *status == 200 && generation.is_some()), "client {client}: {answers:?}");
+        assert!(answers.windows(2).all(|w| w[0].1 <= w[1].1), "client {client} saw an older generation after a newer one: {answers:?}");
+    }
+    assert!(seen.iter().flatten().any(|(_, g)| *g == Some(last)), "the last generation was served");
+}
+
 fn health(server: &Server) -> serde_json::Value {
     reqwest::blocking::get(format!("{}/api/health", server.url)).unwrap().json().unwrap()
 }
@@ -416,7 +447,6 @@ fn health(server: &Server) -> serde_json::Value {
 /// reports the generation served; the generations no reader holds are removed.
 #[test]
 fn issue_37_rebuilds_under_a_running_server_answer_from_old_then_new() {
-    use std::sync::atomic::{AtomicBool, Ordering};
     let (dir, index) = sample_index();
     let full = repo().join("data/quantemp-sample/corpus.json");
     let half = part_of_sample(dir.path(), "half.json", 366);
@@ -430,33 +460,16 @@ fn issue_37_rebuilds_under_a_running_server_answer_from_old_then_new() {
     let h = health(&server);
     assert_eq!((h["generation"]["number"].as_u64(), h["documents"].as_u64(), h["status"].as_str()), (Some(2), Some(366), Some("ok")), "{h}");
     // Concurrent searches across six more rebuilds.
-    let stop = AtomicBool::new(false);
-    let seen: Vec<Vec<(u16, Option<u64>)>> = std::thread::scope(|scope| {
-        let clients: Vec<_> = (0..4)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut seen = Vec::new();
-                    while !stop.load(Ordering::Relaxed) {
-                        let (status, json) = search();
-                        seen.push((status, json["generation"].as_u64()));
-                    }
-                    seen
-                })
-            })
-            .collect();
+    let search_generation = || {
+        let (status, json) = search();
+        (status, json["generation"].as_u64())
+    };
+    searches_move_forward_across(search_generation, 3, 8, || {
         for round in 0..6 {
             rebuild(if round % 2 == 0 { &full } else { &half });
             std::thread::sleep(Duration::from_millis(150));
         }
-        stop.store(true, Ordering::Relaxed);
-        clients.into_iter().map(|c| c.join().unwrap()).collect()
     });
-    for (client, answers) in seen.iter().enumerate() {
-        assert!(answers.len() > 3, "client {client} searched: {answers:?}");
-        assert!(answers.iter().all(|(status, generation)| *status == 200 && generation.is_some()), "client {client}: {answers:?}");
-        assert!(answers.windows(2).all(|w| w[0].1 <= w[1].1), "client {client} saw an older generation after a newer one: {answers:?}");
-    }
-    assert!(seen.iter().flatten().any(|(_, g)| *g == Some(8)), "the last generation was served");
     let (status, json) = search();
     assert_eq!((status, json["generation"].as_u64()), (200, Some(8)));
     let h = health(&server);
