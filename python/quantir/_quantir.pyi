@@ -81,6 +81,25 @@ class Index:
     def reload(self) -> int:
         """Opens the generation CURRENT names now and serves it; raises when it cannot be opened.
         Returns the generation served."""
+    def add(
+        self,
+        docs: Union[PathLike, Sequence[Dict[str, Any]]],
+        *,
+        format: str = "auto",
+        merge_factor: int = 10,
+        max_record_mib: int = 64,
+        progress: Progress = None,
+    ) -> Dict[str, Any]:
+        """Adds documents (a corpus path, or dicts with "id", "text" and optionally "title",
+        "date", "url"), replacing those whose id the index holds and leaving those it holds as
+        given unchanged: one new generation, equal to a rebuild of the final collection. An index
+        with vectors encodes only the new and replaced passages. Returns the counts `quantir add
+        --json` prints (added, replaced, unchanged, deleted, documents, generation, committed, ...)."""
+    def delete(self, ids: Sequence[Union[str, int]], *, merge_factor: int = 10, progress: Progress = None) -> Dict[str, Any]:
+        """Deletes the documents `ids` (ids the index lacks are counted in "not_found"): one new
+        generation, equal to a rebuild without them."""
+    def compact(self, *, threads: int = 0, progress: Progress = None) -> Dict[str, Any]:
+        """Rewrites every segment into a build's layout (`quantir compact`)."""
     def __len__(self) -> int: ...
     def search(self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None) -> List[Hit]:
         """The exact top k by BM25 among documents published strictly before `before`."""

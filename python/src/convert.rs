@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyString};
 
-use quantir::corpus::{claims_from, load_claims, Claim, ClaimFields, Format, PubDate};
+use quantir::corpus::{claims_from, documents_from, load_claims, Claim, ClaimFields, Corpus, DocumentFields, Format, PubDate};
 use quantir::trec::{Qrels, QrelsFormat, Run};
 
 use crate::errors::OrRaise;
@@ -74,7 +74,7 @@ fn converted<'py>(value: &Bound<'py, PyAny>, function: &str) -> PyResult<Bound<'
 
 /// An id as a string: `str`, or an `int` written in decimal (DataFrame indexes, QuanTemp
 /// positions).
-fn id_text(at: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(crate) fn id_text(at: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(text) = value.cast::<PyString>() {
         return Ok(text.to_cow()?.into_owned());
     }
@@ -113,6 +113,43 @@ pub fn claims(value: &Bound<'_, PyAny>, format: Format) -> PyResult<Vec<Claim>> 
         items.push(ClaimFields { id, text, date });
     }
     claims_from("claims", items).or_raise()
+}
+
+/// Documents to add: a path (read as `quantir add --corpus` reads it), or a list of dicts with
+/// `id`, `text` and optionally `title`, `date` and `url`, checked by
+/// [`quantir::corpus::documents_from`].
+pub enum DocumentsArg {
+    Path(PathBuf),
+    Memory(Corpus),
+}
+
+pub fn documents(value: &Bound<'_, PyAny>) -> PyResult<DocumentsArg> {
+    if let Some(path) = as_path(value)? {
+        return Ok(DocumentsArg::Path(path));
+    }
+    let list = value.cast::<PyList>().map_err(|_| PyTypeError::new_err(format!("docs: expected a path or a list of dicts, found {}", type_name(value))))?;
+    let mut items = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        let dict = item.cast::<PyDict>().map_err(|_| PyTypeError::new_err(format!("docs[{i}]: expected a dict with \"id\" and \"text\" (\"title\", \"date\", \"url\" optional), found {}", type_name(&item))))?;
+        let id = match dict.get_item("id")? {
+            Some(id) => id_text(&format!("docs[{i}][\"id\"]"), &id)?,
+            None => return Err(PyValueError::new_err(format!("docs[{i}]: missing \"id\" (a document needs \"id\" and \"text\")"))),
+        };
+        let string = |name: &str| -> PyResult<Option<String>> {
+            match dict.get_item(name)? {
+                None => Ok(None),
+                Some(v) if v.is_none() => Ok(None),
+                Some(v) => Ok(Some(v.cast::<PyString>().map_err(|_| PyTypeError::new_err(format!("docs[{i}][\"{name}\"]: expected str, found {}", type_name(&v))))?.to_cow()?.into_owned())),
+            }
+        };
+        let text = string("text")?.ok_or_else(|| PyValueError::new_err(format!("docs[{i}]: missing \"text\" (a document needs \"id\" and \"text\")")))?;
+        let date = match dict.get_item("date")? {
+            Some(d) => date_text(&format!("docs[{i}][\"date\"]"), &d)?,
+            None => None,
+        };
+        items.push(DocumentFields { id, title: string("title")?.unwrap_or_default(), text, url: string("url")?, date });
+    }
+    Ok(DocumentsArg::Memory(documents_from("docs", items).or_raise()?))
 }
 
 /// A run: a path to a TREC run file, `{qid: {docid: score}}` (pytrec_eval's and ranx's shape), a

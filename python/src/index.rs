@@ -13,11 +13,11 @@ use quantir::fuse::{FusionConfig, Method, RRF_K};
 use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
 use quantir::index::dense::models::serves_vectors_of;
-use quantir::index::{build_from_path, check_target, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig, Live};
+use quantir::index::{add_from_path, build_from_path, check_target, compact, delete, update, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig, Live, MergePolicy, UpdateConfig, UpdateSummary};
 use quantir::plan::{planner_for, LlmConfig, MmrConfig, PlanSpec};
 use quantir::retrieve::{Cutoff, Retriever};
 
-use crate::convert::{choice, maybe_choice, pub_date};
+use crate::convert::{choice, maybe_choice, pub_date, DocumentsArg};
 use crate::errors::OrRaise;
 use crate::progress::PyProgress;
 
@@ -135,6 +135,15 @@ impl Index {
             out.set_item(&list.qid, docs)?;
         }
         Ok(out)
+    }
+
+    /// An update's summary as a dict, after moving to the generation it committed.
+    fn summary_to_py<'py>(&self, py: Python<'py>, summary: &UpdateSummary) -> PyResult<Bound<'py, PyAny>> {
+        if summary.committed {
+            py.detach(|| self.live.reload()).or_raise()?;
+        }
+        let json = serde_json::to_string(summary).expect("summary serialises");
+        py.import("json")?.call_method1("loads", (json,))
     }
 
     /// The encoder for dense or hybrid retrieval and dense MMR over `index`: loaded once, and
@@ -269,6 +278,64 @@ impl Index {
     /// the new one cannot be opened). Returns the generation served.
     fn reload(&self, py: Python<'_>) -> PyResult<u64> {
         Ok(py.detach(|| self.live.reload()).or_raise()?.generation())
+    }
+
+    /// Adds documents to the index, or replaces those whose id it holds: `docs` is a path (a
+    /// quantir JSONL file, a BEIR folder or a QuanTemp++ corpus.json, read as `quantir add
+    /// --corpus` reads it) or a list of dicts with "id" and "text" ("title", "date", "url"
+    /// optional). A document the index holds as given is left as it is. One new generation,
+    /// equal to a rebuild of the final collection; an index with vectors encodes only the new
+    /// and replaced passages. Returns what the update did (added, replaced, unchanged, deleted,
+    /// documents, generation, committed, segments, ...), as `quantir add --json` prints it.
+    #[pyo3(signature = (docs, *, format="auto", merge_factor=MergePolicy::default().factor, max_record_mib=quantir::io::DEFAULT_MAX_RECORD_BYTES >> 20, progress=None))]
+    fn add<'py>(&self, py: Python<'py>, docs: &Bound<'py, PyAny>, format: &str, merge_factor: usize, max_record_mib: usize, progress: Option<&Bound<'_, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        let format: Format = choice("format", format)?;
+        let docs = crate::convert::documents(docs)?;
+        let index = py.detach(|| self.live.get());
+        let encoder = match index.manifest().dense {
+            Some(_) => self.encoder(py, &index)?,
+            None => None,
+        };
+        drop(index);
+        let config = UpdateConfig { encoder: encoder.as_deref(), merge: MergePolicy { factor: merge_factor, ..MergePolicy::default() }, threads: 0 };
+        let load = LoadOptions { max_record_bytes: max_record_mib.saturating_mul(1 << 20), ..LoadOptions::default() };
+        let reporter = PyProgress::from_arg(progress)?;
+        let path = self.live.path().to_path_buf();
+        let result = py.detach(|| match &docs {
+            DocumentsArg::Path(corpus) => add_from_path(corpus, format, &load, &path, &config, &reporter).map(|(summary, _)| summary),
+            DocumentsArg::Memory(corpus) => update(&path, corpus, std::path::Path::new("documents given in Python"), &config, &reporter),
+        });
+        let summary = reporter.finish_with(result.or_raise())?;
+        self.summary_to_py(py, &summary)
+    }
+
+    /// Deletes the documents `ids` (a list of str or int) from the index: one new generation,
+    /// equal to a rebuild without them. Ids the index does not hold are counted in
+    /// "not_found". Returns what the update did, as `add` does.
+    #[pyo3(signature = (ids, *, merge_factor=MergePolicy::default().factor, progress=None))]
+    fn delete<'py>(&self, py: Python<'py>, ids: &Bound<'py, PyAny>, merge_factor: usize, progress: Option<&Bound<'_, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        if ids.is_instance_of::<PyString>() {
+            return Err(pyo3::exceptions::PyTypeError::new_err("ids: expected a list of ids, found a str (write [id] for one)"));
+        }
+        let ids: Vec<String> = ids.try_iter()?.enumerate().map(|(i, id)| crate::convert::id_text(&format!("ids[{i}]"), &id?)).collect::<PyResult<_>>()?;
+        let config = UpdateConfig { encoder: None, merge: MergePolicy { factor: merge_factor, ..MergePolicy::default() }, threads: 0 };
+        let reporter = PyProgress::from_arg(progress)?;
+        let path = self.live.path().to_path_buf();
+        let result = py.detach(|| delete(&path, &ids, &config, &reporter));
+        let summary = reporter.finish_with(result.or_raise())?;
+        self.summary_to_py(py, &summary)
+    }
+
+    /// Rewrites every segment into a build's layout (deleted copies gone, one segment per
+    /// writer thread): `quantir compact`. Returns what it did, as `add` does.
+    #[pyo3(signature = (*, threads=0, progress=None))]
+    fn compact<'py>(&self, py: Python<'py>, threads: usize, progress: Option<&Bound<'_, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        let config = UpdateConfig { encoder: None, merge: MergePolicy::default(), threads };
+        let reporter = PyProgress::from_arg(progress)?;
+        let path = self.live.path().to_path_buf();
+        let result = py.detach(|| compact(&path, &config, &reporter));
+        let summary = reporter.finish_with(result.or_raise())?;
+        self.summary_to_py(py, &summary)
     }
 
     fn __len__(&self, py: Python<'_>) -> usize {

@@ -459,6 +459,44 @@ pub struct ClaimFields {
     pub date: Option<String>,
 }
 
+/// A document given in memory (the Python API's `Index.add`), before the checks.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DocumentFields {
+    /// The document's id.
+    pub id: String,
+    /// Its title (may be empty).
+    pub title: String,
+    /// Its text.
+    pub text: String,
+    /// Its source address.
+    pub url: Option<String>,
+    /// Its publication date as written (any form [`PubDate`] reads).
+    pub date: Option<String>,
+}
+
+/// The checks every record given in memory gets, the `i`th of `list`: an id clean and not given
+/// before, a text that is not empty, a date that parses. `what` names the record ("claim").
+fn checked_fields(list: &str, what: &str, i: usize, first: &mut HashMap<String, usize>, id: &str, text: &str, date: Option<&str>) -> Result<Option<PubDate>> {
+    let at = |field: &str| format!("{list}[{i}][\"{field}\"]");
+    if !is_clean_id(id) {
+        return Err(Error::Value { at: at("id"), expected: CLEAN_ID.into(), found: format!("{id:?}") });
+    }
+    if let Some(j) = first.insert(id.to_string(), i) {
+        return Err(Error::Value { at: at("id"), expected: format!("an id not given before (\"{id}\" is also {list}[{j}]'s)"), found: format!("{id:?}") });
+    }
+    if text.trim().is_empty() {
+        return Err(Error::Value { at: at("text"), expected: format!("the {what}'s text"), found: "an empty string".into() });
+    }
+    match date {
+        None => Ok(None),
+        Some(text) => Ok(Some(PubDate::parse(text).ok_or_else(|| Error::Value {
+            at: at("date"),
+            expected: "a date like 2021-03-21 (see the date forms in the README)".into(),
+            found: crate::error::shorten(text),
+        })?)),
+    }
+}
+
 /// Claims given in memory, with the checks [`load_claims`] makes on a file's: ids clean and
 /// unique, text not empty, dates that parse. `list` names the collection in errors
 /// (`claims[3]["date"]: expected …`).
@@ -469,27 +507,27 @@ pub fn claims_from(list: &str, items: Vec<ClaimFields>) -> Result<Vec<Claim>> {
     let mut first: HashMap<String, usize> = HashMap::with_capacity(items.len());
     let mut claims = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
-        let at = |field: &str| format!("{list}[{i}][\"{field}\"]");
-        if !is_clean_id(&item.id) {
-            return Err(Error::Value { at: at("id"), expected: CLEAN_ID.into(), found: format!("{:?}", item.id) });
-        }
-        if let Some(j) = first.insert(item.id.clone(), i) {
-            return Err(Error::Value { at: at("id"), expected: format!("an id not given before (\"{}\" is also {list}[{j}]'s)", item.id), found: format!("{:?}", item.id) });
-        }
-        if item.text.trim().is_empty() {
-            return Err(Error::Value { at: at("text"), expected: "the claim's text".into(), found: "an empty string".into() });
-        }
-        let date = match &item.date {
-            None => None,
-            Some(text) => Some(PubDate::parse(text).ok_or_else(|| Error::Value {
-                at: at("date"),
-                expected: "a date like 2021-03-21 (see the date forms in the README)".into(),
-                found: crate::error::shorten(text),
-            })?),
-        };
+        let date = checked_fields(list, "claim", i, &mut first, &item.id, &item.text, item.date.as_deref())?;
         claims.push(Claim { id: item.id, text: item.text, date });
     }
     Ok(claims)
+}
+
+/// Documents given in memory, with the same checks as [`claims_from`]'s: ids clean and unique,
+/// text not empty, dates that parse (a date that does not is an error here, where a file's is
+/// counted undated: a caller in memory can fix it on the spot).
+pub fn documents_from(list: &str, items: Vec<DocumentFields>) -> Result<Corpus> {
+    if items.is_empty() {
+        return Err(Error::Value { at: list.to_string(), expected: "at least one document".into(), found: "none".into() });
+    }
+    let mut first: HashMap<String, usize> = HashMap::with_capacity(items.len());
+    let mut documents = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let date = checked_fields(list, "document", i, &mut first, &item.id, &item.text, item.date.as_deref())?;
+        documents.push(Document { id: item.id, title: item.title, text: item.text, url: item.url, date });
+    }
+    let undated = documents.iter().filter(|d| d.date.is_none()).count();
+    Ok(Corpus { summary: LoadSummary { records: documents.len(), documents: documents.len(), undated, no_date_field: undated, ..LoadSummary::default() }, documents })
 }
 
 fn line_records(text: &str) -> Records<'_> {
