@@ -234,7 +234,7 @@ fn add_delete_and_compact_from_the_command_line_equal_a_rebuild() {
     let final_file = jsonl("final.jsonl", &final_docs.values().cloned().collect::<Vec<_>>());
     let (index, rebuilt) = (dir.path().join("idx"), dir.path().join("rebuilt"));
     let dense = |cmd: &mut assert_cmd::Command| -> assert_cmd::assert::Assert { cmd.arg("--dense").arg(&model).arg("--ort-lib").arg(&lib).assert() };
-    dense(quantir().args(["index", "--corpus"]).arg(&base).arg("--index").arg(&index)).success();
+    dense(quantir().args(["index", "--hnsw", "--corpus"]).arg(&base).arg("--index").arg(&index)).success();
     let add = dense(quantir().args(["add", "--json", "--corpus"]).arg(&changes).arg("--index").arg(&index)).success();
     let summary: serde_json::Value = serde_json::from_slice(&add.get_output().stdout).unwrap();
     assert_eq!((summary["added"].as_u64(), summary["replaced"].as_u64(), summary["unchanged"].as_u64(), summary["encoded"].as_u64()), (Some(100), Some(40), Some(8), Some(140)), "{summary}");
@@ -258,6 +258,12 @@ fn add_delete_and_compact_from_the_command_line_equal_a_rebuild() {
         }
     };
     compare("after add and delete");
+    // The graph was built again over the updated vectors: HNSW finds what exact search finds.
+    let lines = |run: Vec<u8>| -> std::collections::HashSet<String> { String::from_utf8(run).unwrap().lines().map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" ")).collect() };
+    let exact = lines(run(&index, "exact.run", &["--retriever", "dense"]));
+    let graph = lines(run(&index, "hnsw.run", &["--retriever", "dense", "--ann", "hnsw"]));
+    let found = exact.intersection(&graph).count() as f64 / exact.len() as f64;
+    assert!(found >= 0.95, "HNSW over the updated index found {found:.3} of exact search's hits");
     quantir().args(["compact", "--index"]).arg(&index).assert().success().stderr(predicates::str::contains("0 deleted: "));
     compare("after compact");
     let generation = std::fs::read_to_string(index.join("CURRENT")).unwrap();
