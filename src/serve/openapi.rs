@@ -75,7 +75,7 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
             "Quantity": {"type": "object", "properties": {
                 "text": {"type": "string"}, "start": {"type": "integer"}, "end": {"type": "integer"}, "value": {"type": "number", "description": "scaled: 1.5 billion is 1.5e9; a range's low end"},
                 "high": {"type": "number", "description": "a range's high end"},
-                "unit": {"type": "object", "properties": {"kind": {"type": "string", "enum": ["percent", "percentage_points", "currency", "rate", "year", "count"]}, "currency": {"type": "string", "enum": ["dollar", "euro", "pound", "yen", "rupee"]}, "per": {"type": "number"}}},
+                "unit": {"type": "object", "properties": {"kind": {"type": "string", "enum": ["percent", "percentage_points", "currency", "rate", "share", "year", "count"]}, "currency": {"type": "string", "enum": ["dollar", "euro", "pound", "yen", "rupee"]}, "per": {"type": "number"}, "of": {"type": "number"}}},
                 "approx": {"type": "string", "enum": ["exact", "about", "more_than", "at_least", "less_than", "at_most"]},
                 "year": {"type": "integer"}, "noun": {"type": "string"}
             }},

@@ -21,14 +21,22 @@
 //!   `nearly`, `almost`, `close to` → about; `more than`, `over`, `above`, `greater than`,
 //!   `exceeding` → more than; `at least`; `less than`, `fewer than`, `under`, `below` → less than;
 //!   `at most`, `up to`, `no more than` → at most;
-//! - **year**: a non-year quantity is of the year written nearest to it in its sentence, if any.
+//! - **year**: a non-year quantity is of the year written nearest to it in its sentence, if any;
+//! - **words**: numbers written as words (`twelve`, `twenty-five`, `nineteen`; `one` only before a
+//!   scale, `one hundred`) are read as digits are; fractions (`a third`, `one half`, `two thirds`,
+//!   `half of`) are shares;
+//! - **share**: a number, then `of`, `out of` or `in` (with `the`, `its`, … between), then a
+//!   number no smaller that is no bare year (`12 of its 19 cabinet members`, `one in five`) is one
+//!   [`Unit::Share`] quantity.
 //!
 //! Not quantities: ordinals and decades (`3rd`, `1990s`), numbers glued to a word by a hyphen
 //! (`COVID-19`), the day after a month name (`April 24`), and the `M` of a rate.
 //!
 //! A claim quantity and an evidence quantity are *comparable* when their units are: the same
 //! currency; percent with percent; percentage points with percentage points; rates (scaled to the
-//! same M); counts of the same noun (a bare number is compared with nothing). Years are context,
+//! same M); shares and percents (a share as the percentage it is); counts of the same noun (a bare
+//! number is compared with nothing) — and amounts of money or counts no more than a thousandfold
+//! apart ([`MAGNITUDES_APART`]: `$40,000` and `$1.3 trillion` are not one thing). Years are context,
 //! not compared. Of the comparable ones in a passage the best match is the one with the same noun,
 //! then the same year, then the smallest relative difference (evidence − claim) / |claim| between
 //! range midpoints; ties go to the earlier.
@@ -103,6 +111,12 @@ pub enum Unit {
         /// The base.
         per: f64,
     },
+    /// So many of `of` (`12 of 19`, `twelve of the nineteen`, `one in three`, `a third`):
+    /// compared as the percentage it is.
+    Share {
+        /// The whole.
+        of: f64,
+    },
     /// A year.
     Year,
     /// A count (of its noun, if any).
@@ -176,6 +190,7 @@ impl Quantity {
     fn base(&self) -> f64 {
         match self.unit {
             Unit::Rate { per } => self.mid() / per,
+            Unit::Share { of } => self.mid() / of * 100.0,
             _ => self.mid(),
         }
     }
@@ -195,6 +210,7 @@ impl Quantity {
             Unit::PercentagePoints => format!("{amount} percentage points"),
             Unit::Currency { currency } => format!("{}{amount}", currency.symbol()),
             Unit::Rate { per } => format!("{amount} per {}", grouped(per)),
+            Unit::Share { of } => format!("{amount} of {}", grouped(of)),
             Unit::Year => grouped(self.value).replace(',', ""),
             Unit::Count => match &self.noun {
                 Some(noun) => format!("{amount} {noun}"),
@@ -272,6 +288,18 @@ const APPROX: [(&[&str], Approx); 22] = [
     (&["up", "to"], Approx::AtMost),
 ];
 
+/// Numbers written as words, by value (`one` only before a scale: "no one" is no number).
+const SMALL_NUMBERS: [&str; 20] = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+];
+const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+/// Fractions written as words, by their denominator: `a third`, `two thirds`, `half`.
+const FRACTIONS: [(&[&str], f64); 5] = [(&["half", "halves"], 2.0), (&["third", "thirds"], 3.0), (&["quarter", "quarters"], 4.0), (&["fifth", "fifths"], 5.0), (&["tenth", "tenths"], 10.0)];
+/// The words between a share's part and its whole: `12 of 19`, `12 of its 19`, `12 out of 19`,
+/// `1 in 5`.
+const SHARE_LINKS: [&[&str]; 3] = [&["of"], &["out", "of"], &["in"]];
+const DETERMINERS: [&str; 7] = ["the", "its", "their", "his", "her", "our", "all"];
+
 /// A word of the text: lowercased letters, with its character span.
 #[derive(Debug, Clone)]
 struct Word {
@@ -297,6 +325,84 @@ fn words(chars: &[char]) -> Vec<Word> {
     out
 }
 
+/// The number written in words from `words[i]` on (`twelve`, `twenty-five`, `one hundred`
+/// with its scale read later, as after digits): its value and the index of its last word.
+fn word_number(chars: &[char], words: &[Word], i: usize) -> Option<(f64, usize)> {
+    let small = |w: &Word| SMALL_NUMBERS.iter().position(|n| *n == w.text);
+    let joined = |a: &Word, b: &Word| chars[a.end..b.start].iter().all(|&c| c == '-' || c == ' ') && b.start - a.end == 1;
+    let w = &words[i];
+    if let Some(t) = TENS.iter().position(|n| *n == w.text) {
+        let tens = 20.0 + 10.0 * t as f64;
+        return match words.get(i + 1).filter(|n| joined(w, n)).and_then(small).filter(|&u| (1..10).contains(&u)) {
+            Some(u) => Some((tens + u as f64, i + 1)),
+            None => Some((tens, i)),
+        };
+    }
+    let value = small(w)?;
+    // "one hundred", "one in five"; not "no one", "one of them".
+    let scale_or_in = words.get(i + 1).is_some_and(|n| joined(w, n) && (n.text == "in" || SCALES.iter().any(|(s, _)| *s == n.text)));
+    (value != 1 || scale_or_in).then_some((value as f64, i))
+}
+
+/// The numbers of `text` written in words, as spans the digits' reading takes in turn.
+fn word_spans(chars: &[char], words: &[Word]) -> Vec<crate::analysis::NumberSpan> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        match word_number(chars, words, i) {
+            Some((value, last)) => {
+                out.push(crate::analysis::NumberSpan { start: words[i].start, end: words[last].end, value: value.to_string() });
+                i = last + 1;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// The approximation the words before `start` state (`about`, `more than`, …), a currency
+/// symbol allowed between.
+fn approx_before(chars: &[char], words: &[Word], start: usize) -> Approx {
+    let before_words: Vec<&Word> = words.iter().filter(|w| w.end <= start).collect();
+    for (phrase, kind) in APPROX {
+        let k = phrase.len();
+        if before_words.len() >= k {
+            let tail = &before_words[before_words.len() - k..];
+            let gap: String = chars[tail[k - 1].end..start].iter().collect();
+            if tail.iter().zip(phrase).all(|(w, p)| w.text == *p) && gap.chars().all(|c| c.is_whitespace() || Currency::of_symbol(c).is_some()) {
+                return kind;
+            }
+        }
+    }
+    Approx::Exact
+}
+
+/// Fractions written in words (`a third`, `one half`, `two thirds`, `half of`), as shares.
+fn fraction_raws(chars: &[char], words: &[Word]) -> Vec<Raw> {
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let Some(&(_, whole)) = FRACTIONS.iter().find(|(names, _)| names.contains(&w.text.as_str())) else { continue };
+        let previous = i.checked_sub(1).map(|p| &words[p]).filter(|p| p.end < w.start && chars[p.end..w.start].iter().all(|&c| c == ' ' || c == '-'));
+        let of_follows = words.get(i + 1).is_some_and(|n| n.text == "of");
+        let part = match previous.map(|p| p.text.as_str()) {
+            // "a third of the budget"; not "a third time".
+            Some("a" | "one") if of_follows => Some((1.0, previous.map_or(w.start, |p| p.start))),
+            Some("a" | "one") => None,
+            Some(word) => match (SMALL_NUMBERS.iter().position(|n| *n == word), previous) {
+                (Some(n), Some(p)) if n >= 2 && (n as f64) < whole => Some((n as f64, p.start)),
+                _ => None,
+            },
+            // "half of the voters"; not "the first half".
+            None => None,
+        };
+        let part = part.or_else(|| (w.text == "half" && of_follows && previous.is_none_or(|p| !matches!(p.text.as_str(), "first" | "second" | "last" | "the"))).then_some((1.0, w.start)));
+        if let Some((value, start)) = part {
+            out.push(Raw { start, end: w.end, value, scaled: false, unit: Some(Unit::Share { of: whole }), noun: None, approx: approx_before(chars, words, start), whole: true, share_link: false });
+        }
+    }
+    out
+}
+
 /// A number read, before ranges are joined.
 #[derive(Debug, Clone)]
 struct Raw {
@@ -308,6 +414,8 @@ struct Raw {
     noun: Option<String>,
     approx: Approx,
     whole: bool,
+    /// Followed by a share's link to a number (`12 of its 19`): the part of a share.
+    share_link: bool,
 }
 
 /// Only spaces (or nothing) between `from` and `to`.
@@ -319,7 +427,9 @@ fn blank(chars: &[char], from: usize, to: usize) -> bool {
 pub fn quantities(text: &str) -> Vec<Quantity> {
     let chars: Vec<char> = text.chars().collect();
     let words = words(&chars);
-    let spans = number_spans(text);
+    let mut spans = number_spans(text);
+    spans.extend(word_spans(&chars, &words));
+    spans.sort_by_key(|s| s.start);
     let word_after = |at: usize| words.iter().position(|w| w.start >= at);
     let stemmer = Analyzer::default();
     let mut raws: Vec<Raw> = Vec::new();
@@ -404,12 +514,32 @@ pub fn quantities(text: &str) -> Vec<Quantity> {
                 (next, at) = (n, a);
             }
         }
+        // A share's link to its whole: `of`, `of its`, `out of`, `in`, then a number.
+        let share_link = unit.is_none() && !scaled && {
+            let (mut n, mut a) = (next, at);
+            let linked = SHARE_LINKS.iter().any(|link| {
+                let (n0, a0) = (n, a);
+                let all = link.iter().all(|want| take(&mut n, &mut a, &|w| w == *want).is_some());
+                if !all {
+                    (n, a) = (n0, a0);
+                }
+                all
+            });
+            if linked {
+                take(&mut n, &mut a, &|w| DETERMINERS.contains(&w));
+            }
+            linked && spans.iter().any(|s| s.start >= a && blank(&chars, a, s.start))
+        };
         // A noun, then `per M`.
         let mut noun = None;
-        if unit.is_none() || matches!(unit, Some(Unit::Percent)) {
+        if !share_link && (unit.is_none() || matches!(unit, Some(Unit::Percent))) {
             let a0 = at;
             let mut seen = Vec::new();
             for _ in 0..2 {
+                // A number in words is the next quantity, not this one's noun.
+                if next.is_some_and(|k| spans.iter().any(|s| s.start == words[k].start)) {
+                    break;
+                }
                 match take(&mut next, &mut at, &|w| w != "per" && w != "and" && w != "to") {
                     Some(w) => seen.push(w),
                     None => break,
@@ -441,19 +571,7 @@ pub fn quantities(text: &str) -> Vec<Quantity> {
             }
         }
         // Approximations before (up to three words), with the currency symbol between.
-        let before_words: Vec<&Word> = words.iter().filter(|w| w.end <= span.start).collect();
-        let mut approx = Approx::Exact;
-        for (phrase, kind) in APPROX {
-            let k = phrase.len();
-            if before_words.len() >= k {
-                let tail = &before_words[before_words.len() - k..];
-                let gap: String = chars[tail[k - 1].end..span.start].iter().collect();
-                if tail.iter().zip(phrase).all(|(w, p)| w.text == *p) && gap.chars().all(|c| c.is_whitespace() || Currency::of_symbol(c).is_some()) {
-                    approx = kind;
-                    break;
-                }
-            }
-        }
+        let approx = approx_before(&chars, &words, span.start);
         // A number too large for f64 ("1e400", hundreds of digits) is no quantity.
         if !value.is_finite() {
             continue;
@@ -461,14 +579,25 @@ pub fn quantities(text: &str) -> Vec<Quantity> {
         let whole = !raw_text.contains(',') && !raw_text.contains('.') && glued.is_empty();
         let noun = noun.and_then(|n| stemmer.terms(&n).into_iter().next());
         let start = if symbol.is_some() { span.start - 1 } else { span.start };
-        raws.push(Raw { start, end: at.max(end), value, scaled, unit, noun, approx, whole });
+        raws.push(Raw { start, end: at.max(end), value, scaled, unit, noun, approx, whole, share_link });
+    }
+    // A fraction in words is one quantity: the number word inside it ("two thirds") is not another.
+    let fractions = fraction_raws(&chars, &words);
+    raws.retain(|r| !fractions.iter().any(|f| r.start < f.end && f.start < r.end));
+    raws.extend(fractions);
+    raws.sort_by_key(|r| r.start);
+    // The words a quantity read after itself end where the next one starts.
+    for k in 1..raws.len() {
+        let next_start = raws[k].start;
+        let previous = &mut raws[k - 1];
+        previous.end = previous.end.min(next_start).max(previous.start + 1);
     }
     join(&chars, &words, raws)
 }
 
 /// Joins ranges, marks years, gives each quantity its year.
 fn join(chars: &[char], words: &[Word], raws: Vec<Raw>) -> Vec<Quantity> {
-    let text_of = |s: usize, e: usize| chars[s..e].iter().collect::<String>();
+    let text_of = |s: usize, e: usize| chars[s.min(e)..e].iter().collect::<String>();
     let between = |a: usize, b: usize| text_of(a, b).trim().to_lowercase();
     let mut out: Vec<Quantity> = Vec::new();
     let mut i = 0;
@@ -481,10 +610,18 @@ fn join(chars: &[char], words: &[Word], raws: Vec<Raw>) -> Vec<Quantity> {
             (Some(s), Some(j)) => {
                 let connected = matches!(j, "-" | "–" | "to") || (j == "and" && preceded_by("between")) || (j == "to" && preceded_by("from"));
                 let year_pair = first.whole && s.whole && crate::analysis::is_year(first.value) && crate::analysis::is_year(s.value) && first.unit.is_none() && s.unit.is_none();
-                connected && !year_pair && (first.unit.is_none() || first.unit == s.unit)
+                let share = |r: &Raw| matches!(r.unit, Some(Unit::Share { .. }));
+                connected && !year_pair && !share(first) && !share(s) && (first.unit.is_none() || first.unit == s.unit)
             }
             _ => false,
         };
+        // `12 of 19`: a part, then a whole no smaller that is no bare year.
+        let share_of = second.filter(|s| first.share_link && s.unit.is_none() && s.value >= first.value && s.value > 0.0 && !(s.whole && !s.scaled && crate::analysis::is_year(s.value)));
+        if let Some(s) = share_of {
+            out.push(Quantity { text: text_of(first.start, s.end), start: first.start, end: s.end, value: first.value, high: None, unit: Unit::Share { of: s.value }, approx: first.approx, year: None, noun: s.noun.clone() });
+            i += 2;
+            continue;
+        }
         if is_range {
             let s = second.expect("a range has two ends");
             let mut low = first.value;
@@ -524,13 +661,23 @@ fn raw_unscaled(raw: &Raw, chars: &[char]) -> f64 {
     number_spans(&text).first().and_then(|s| s.value.parse::<f64>().ok()).filter(|&v| v != 0.0).unwrap_or(raw.value)
 }
 
+/// Amounts of money or counts further apart than this are of different things ($40,000 of a
+/// salary and $1.3 trillion of a budget), whatever their units say.
+const MAGNITUDES_APART: f64 = 1000.0;
+
 fn comparable(a: &Quantity, b: &Quantity) -> bool {
+    let near = || {
+        let (x, y) = (a.base().abs(), b.base().abs());
+        x == 0.0 || y == 0.0 || x.max(y) / x.min(y) <= MAGNITUDES_APART
+    };
     match (a.unit, b.unit) {
         (Unit::Year, _) | (_, Unit::Year) => false,
-        (Unit::Currency { currency: x }, Unit::Currency { currency: y }) => x == y,
+        (Unit::Currency { currency: x }, Unit::Currency { currency: y }) => x == y && near(),
         (Unit::Rate { .. }, Unit::Rate { .. }) | (Unit::Percent, Unit::Percent) | (Unit::PercentagePoints, Unit::PercentagePoints) => true,
+        // A share is the percentage it is.
+        (Unit::Share { .. } | Unit::Percent, Unit::Share { .. } | Unit::Percent) => true,
         // A bare number ("when he was 30") is no count of anything to set against another.
-        (Unit::Count, Unit::Count) => a.noun.is_some() && a.noun == b.noun,
+        (Unit::Count, Unit::Count) => a.noun.is_some() && a.noun == b.noun && near(),
         _ => false,
     }
 }
@@ -598,8 +745,9 @@ mod tests {
         assert_eq!(q.describe(), "about 10%");
         let q = one("inflation is down close to 3%");
         assert_eq!((q.value, q.unit, q.approx), (3.0, Unit::Percent, Approx::About));
-        let q = one("Says \"we had to cut 13 billion dollars in state spending over two years.\"");
-        assert_eq!((q.value, q.unit), (13e9, Unit::Currency { currency: Currency::Dollar }));
+        let found = quantities("Says \"we had to cut 13 billion dollars in state spending over two years.\"");
+        assert_eq!((found[0].value, found[0].unit), (13e9, Unit::Currency { currency: Currency::Dollar }));
+        assert_eq!((found[1].value, found[1].noun.as_deref()), (2.0, Some("year")), "two years, in words");
         let q = one("We spend in tax loopholes annually $1.1 trillion.");
         assert_eq!((q.value, q.unit), (1.1e12, Unit::Currency { currency: Currency::Dollar }));
         assert_eq!(q.describe(), "$1.1 trillion");
@@ -633,6 +781,94 @@ mod tests {
         // Two years are two years, not a range.
         let years: Vec<Quantity> = quantities("between the years 1995 and 2010").into_iter().collect();
         assert_eq!(years.iter().map(|q| q.unit).collect::<Vec<_>>(), [Unit::Year, Unit::Year]);
+    }
+
+    /// Issue 40: numbers written as words, shares and fractions are read, and compared as the
+    /// percentages they are.
+    #[test]
+    fn words_shares_and_fractions() {
+        let q = one("twelve of the nineteen new finnish cabinet members are women");
+        assert_eq!((q.value, q.unit), (12.0, Unit::Share { of: 19.0 }), "{q:?}");
+        assert_eq!(q.describe(), "12 of 19");
+        let q = one("Finland: 12 of its 19 cabinet members are women");
+        assert_eq!((q.value, q.unit, q.noun.as_deref()), (12.0, Unit::Share { of: 19.0 }, Some("cabinet")));
+        let c = comparisons("Finland: 12 of its 19 cabinet members are women", &["twelve of the nineteen new finnish cabinet members are women".to_string()]);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].summary, "claim: 12 of 19 — evidence: 12 of 19, +0%");
+        assert_eq!(c[0].relative_difference, Some(0.0));
+        assert_eq!(one("twenty-five people").value, 25.0);
+        assert_eq!(one("ninety nine balloons").value, 99.0);
+        assert_eq!(one("about forty thousand jobs").value, 40_000.0);
+        assert_eq!(one("about forty thousand jobs").approx, Approx::About);
+        assert_eq!(one("one hundred days").value, 100.0);
+        let q = one("one in five adults smokes");
+        assert_eq!((q.value, q.unit), (1.0, Unit::Share { of: 5.0 }));
+        let q = one("nearly a third of Americans");
+        assert_eq!((q.value, q.unit, q.approx), (1.0, Unit::Share { of: 3.0 }, Approx::About));
+        assert_eq!(one("two-thirds of voters").unit, Unit::Share { of: 3.0 });
+        assert_eq!(one("half of the budget").unit, Unit::Share { of: 2.0 });
+        // A share against a percentage: 1 of 3 is 33.3%.
+        let c = comparisons("a third of Americans", &["33% of adults".to_string()]);
+        assert!((c[0].relative_difference.unwrap() - (33.0 - 100.0 / 3.0) / (100.0 / 3.0)).abs() < 1e-12, "{c:?}");
+        // Not numbers, not shares.
+        assert!(quantities("no one knows; one of them left in the first half of 2020, a third time").iter().all(|q| q.unit == Unit::Year), "{:?}", quantities("no one knows; one of them left in the first half of 2020, a third time"));
+        assert_eq!(one("5 of 2020's cases").unit, Unit::Count, "a year is no whole");
+    }
+
+    /// Issue 40: a card compared "$40,000" with "$1.3 trillion" (+3,249,999,900%).
+    #[test]
+    fn amounts_a_thousandfold_apart_are_not_compared() {
+        assert!(comparisons("a salary of $40,000", &["a budget of $1.3 trillion".to_string()]).is_empty());
+        assert_eq!(comparisons("a salary of $40,000", &["paid $38,500 a year".to_string()]).len(), 1);
+        assert!(comparisons("40 guns", &["40,000 guns".to_string()]).len() == 1 && comparisons("40 guns", &["400,000 guns".to_string()]).is_empty());
+    }
+
+    /// Over every bundled QuanTemp snippet and claim: quantities in text order, not overlapping,
+    /// finite, each span the text it says; and the words and shares read on real text.
+    #[test]
+    fn real_texts_read_in_order() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/quantemp-sample");
+        let corpus: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("corpus.json")).unwrap()).unwrap();
+        let claims = std::fs::read_to_string(dir.join("claims.jsonl")).unwrap();
+        let texts: Vec<String> = corpus.as_object().unwrap().values().map(|r| r["snippet"].as_str().unwrap().to_string()).chain(claims.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["text"].as_str().unwrap().to_string())).collect();
+        let (mut shares, mut worded) = (0, 0);
+        for text in &texts {
+            let chars: Vec<char> = text.chars().collect();
+            let found = quantities(text);
+            for pair in found.windows(2) {
+                assert!(pair[0].end <= pair[1].start, "{text}: {pair:?}");
+            }
+            for q in &found {
+                assert!(q.start < q.end && q.value.is_finite(), "{text}: {q:?}");
+                assert_eq!(chars[q.start..q.end].iter().collect::<String>(), q.text);
+                shares += usize::from(matches!(q.unit, Unit::Share { .. }));
+                worded += usize::from(!q.text.chars().any(|c| c.is_ascii_digit()));
+            }
+        }
+        assert!(texts.len() > 700 && shares > 0 && worded > 10, "{} texts: {shares} shares, {worded} in words", texts.len());
+    }
+
+    proptest::proptest! {
+        /// Any mixture of number words, digits, links and units reads without a panic, in text
+        /// order, finite.
+        #[test]
+        fn any_mixture_reads(tokens in proptest::collection::vec(proptest::sample::select(vec![
+            "one", "two", "twelve", "twenty", "five", "-", "a", "third", "thirds", "half", "of", "the", "its", "in", "out", "hundred",
+            "million", "19", "2020", "$", "%", "per", "100,000", "to", "and", "between", "about", "no", "first", "0", "-0", "1.5bn",
+        ]), 0..14), glue in proptest::collection::vec(proptest::sample::select(vec![" ", "", "-", ", "]), 14)) {
+            let text: String = tokens.iter().zip(&glue).map(|(t, g)| format!("{t}{g}")).collect();
+            let found = quantities(&text);
+            for pair in found.windows(2) {
+                proptest::prop_assert!(pair[0].end <= pair[1].start, "{text:?}: {pair:?}");
+            }
+            for q in &found {
+                proptest::prop_assert!(q.start < q.end && q.value.is_finite() && q.high.is_none_or(f64::is_finite), "{text:?}: {q:?}");
+                if let Unit::Share { of } = q.unit {
+                    proptest::prop_assert!(of > 0.0 && q.value <= of, "{text:?}: {q:?}");
+                }
+            }
+            let _ = comparisons(&text, std::slice::from_ref(&text));
+        }
     }
 
     #[test]
