@@ -81,7 +81,7 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
             }},
             "Comparison": {"type": "object", "description": "a quantity of the claim beside its best match in the hit (offsets into the hit's title and text as the verifier reads them)", "properties": {
                 "passage": {"type": "integer", "description": "the hit's position"}, "claim": {"$ref": "#/components/schemas/Quantity"}, "evidence": {"$ref": "#/components/schemas/Quantity"},
-                "relative_difference": {"type": "number", "nullable": true, "description": "(evidence - claim) / |claim|"}, "summary": {"type": "string"}
+                "relative_difference": {"type": "number", "nullable": true, "description": "(evidence - claim) / |claim|"}, "agreement": {"type": "string", "enum": ["agrees", "disagrees"], "description": "whether the evidence's value is within what the claim states: its range, its approximation (about: 10% either way; more than, at least, less than, at most: that side) or the precision it is written to"}, "summary": {"type": "string"}
             }},
             "SearchResponse": {"type": "object", "properties": {
                 "id": {"type": "string"}, "generation": {"type": "integer", "description": "the index generation that answered (an embedded index; it moves forward when the index is rebuilt)"},

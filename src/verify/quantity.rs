@@ -39,7 +39,10 @@
 //! apart ([`MAGNITUDES_APART`]: `$40,000` and `$1.3 trillion` are not one thing). Years are context,
 //! not compared. Of the comparable ones in a passage the best match is the one with the same noun,
 //! then the same year, then the smallest relative difference (evidence − claim) / |claim| between
-//! range midpoints; ties go to the earlier.
+//! range midpoints; ties go to the earlier. Each comparison says whether the evidence
+//! [`Agreement::Agrees`] with what the claim states: inside the claim's range, within
+//! [`ABOUT`] (10%) of an `about`, on the stated side of `more than`/`at least`/`less than`/`at
+//! most`, or else within the precision the claim's number is written to.
 
 use crate::analysis::{number_spans, Analyzer};
 
@@ -195,6 +198,46 @@ impl Quantity {
         }
     }
 
+    /// `v`, in this quantity's units, in the common base of [`Quantity::base`].
+    fn to_base(&self, v: f64) -> f64 {
+        match self.unit {
+            Unit::Rate { per } => v / per,
+            Unit::Share { of } => v / of * 100.0,
+            _ => v,
+        }
+    }
+
+    /// Half a unit in the last place the value is written to, scaled as the value is (`3%`: 0.5,
+    /// `3.25%`: 0.005, `$1.5 billion`: 0.05 billion, `twelve`: 0.5).
+    fn half_last_place(&self) -> f64 {
+        let Some(span) = number_spans(&self.text).into_iter().next() else { return 0.5 };
+        let Ok(written) = span.value.parse::<f64>() else { return 0.5 };
+        let decimals = span.value.split_once('.').map_or(0, |(_, f)| f.len()) as i32;
+        let scale = if written != 0.0 && self.value != 0.0 { (self.value / written).abs() } else { 1.0 };
+        0.5 * 10f64.powi(-decimals) * scale
+    }
+
+    /// Whether `evidence`'s value (its range's midpoint) is within what this quantity states.
+    fn agreement(&self, evidence: &Quantity) -> Agreement {
+        let e = evidence.base();
+        let slack = self.to_base(self.half_last_place()).abs();
+        let (low, high) = (self.base(), self.high.map_or(self.base(), |h| self.to_base(h)));
+        let within = match (self.high, self.approx) {
+            (Some(_), _) => low - slack <= e && e <= high + slack,
+            (None, Approx::Exact) => (e - low).abs() <= slack,
+            (None, Approx::About) => (e - low).abs() <= (low.abs() * ABOUT).max(slack),
+            (None, Approx::MoreThan) => e > low,
+            (None, Approx::AtLeast) => e >= low - slack,
+            (None, Approx::LessThan) => e < low,
+            (None, Approx::AtMost) => e <= low + slack,
+        };
+        if within {
+            Agreement::Agrees
+        } else {
+            Agreement::Disagrees
+        }
+    }
+
     /// As a fact-checker reads it: `about 10%`, `41 per 100,000 (2025)`, `$1.5 billion`.
     pub fn describe(&self) -> String {
         let number = |v: f64| {
@@ -256,9 +299,28 @@ pub struct Comparison {
     /// (evidence − claim) / |claim|, between range midpoints (rates per one); none when the claim's
     /// is 0.
     pub relative_difference: Option<f64>,
+    /// Whether the evidence's value is within what the claim states (module doc); absent only in
+    /// a predictions file written before quantir judged it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agreement: Option<Agreement>,
     /// "claim: 41 per 100,000 (2025) — evidence: 19.6 per 100,000 (2023), −52%".
     pub summary: String,
 }
+
+/// Whether an evidence quantity is within what the claim's states: its range, its
+/// approximation (`about`: [`ABOUT`] either way; `more than`, `at least`, …: that side), and
+/// otherwise the precision it is written to (`3%` is 2.5% to 3.5%, `3.2%` is 3.15% to 3.25%).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Agreement {
+    /// Within.
+    Agrees,
+    /// Outside.
+    Disagrees,
+}
+
+/// How far `about` reaches either side of the claim's value, as a share of it.
+pub const ABOUT: f64 = 0.1;
 
 const SCALES: [(&str, f64); 5] = [("thousand", 1e3), ("million", 1e6), ("billion", 1e9), ("trillion", 1e12), ("hundred", 1e2)];
 const GLUED_SCALES: [(&str, f64); 8] = [("k", 1e3), ("m", 1e6), ("mn", 1e6), ("b", 1e9), ("bn", 1e9), ("tn", 1e12), ("trn", 1e12), ("mln", 1e6)];
@@ -702,7 +764,7 @@ pub fn compare(claim: &[Quantity], evidence: &[Vec<Quantity>]) -> Vec<Comparison
             if let Some(e) = best {
                 let relative_difference = relative(c, e);
                 let diff = relative_difference.map_or(String::new(), |d| format!(", {}{:.0}%", if d < 0.0 { "−" } else { "+" }, (d * 100.0).abs()));
-                out.push(Comparison { passage, claim: c.clone(), evidence: e.clone(), relative_difference, summary: format!("claim: {} — evidence: {}{diff}", c.describe(), e.describe()) });
+                out.push(Comparison { passage, claim: c.clone(), evidence: e.clone(), relative_difference, agreement: Some(c.agreement(e)), summary: format!("claim: {} — evidence: {}{diff}", c.describe(), e.describe()) });
             }
         }
     }
@@ -795,6 +857,7 @@ mod tests {
         let c = comparisons("Finland: 12 of its 19 cabinet members are women", &["twelve of the nineteen new finnish cabinet members are women".to_string()]);
         assert_eq!(c.len(), 1, "{c:?}");
         assert_eq!(c[0].summary, "claim: 12 of 19 — evidence: 12 of 19, +0%");
+        assert_eq!(c[0].agreement, Some(Agreement::Agrees));
         assert_eq!(c[0].relative_difference, Some(0.0));
         assert_eq!(one("twenty-five people").value, 25.0);
         assert_eq!(one("ninety nine balloons").value, 99.0);
@@ -813,6 +876,25 @@ mod tests {
         // Not numbers, not shares.
         assert!(quantities("no one knows; one of them left in the first half of 2020, a third time").iter().all(|q| q.unit == Unit::Year), "{:?}", quantities("no one knows; one of them left in the first half of 2020, a third time"));
         assert_eq!(one("5 of 2020's cases").unit, Unit::Count, "a year is no whole");
+    }
+
+    /// Issue 40: within the claim's own approximation agrees, outside disagrees.
+    #[test]
+    fn agreement_follows_what_the_claim_states() {
+        let agrees = |claim: &str, evidence: &str| {
+            let c = comparisons(claim, &[evidence.to_string()]);
+            assert_eq!(c.len(), 1, "{claim} / {evidence}: {c:?}");
+            c[0].agreement == Some(Agreement::Agrees)
+        };
+        assert!(agrees("inflation is 3%", "inflation was 3.4%") && !agrees("inflation is 3%", "inflation was 3.6%"));
+        assert!(!agrees("inflation is 3.2%", "inflation was 3.4%") && agrees("inflation is 3.25%", "inflation was 3.254%"));
+        assert!(agrees("inflation is down close to 3%", "inflation was 3.2%") && !agrees("about 10% of the economy", "12% of the economy"));
+        assert!(agrees("more than 1.4 million adverse events", "1.5 million adverse events") && !agrees("more than 1.4 million adverse events", "1.4 million adverse events"));
+        assert!(agrees("at least 40 guns", "40 guns") && !agrees("fewer than 40 guns", "40 guns") && agrees("up to 40 guns", "39 guns"));
+        assert!(agrees("unemployment between 3 and 4 percent", "unemployment of 3.9 percent") && !agrees("unemployment between 3 and 4 percent", "unemployment of 4.6 percent"));
+        assert!(agrees("$1.5 billion", "$1.53 billion") && !agrees("$1.5 billion", "$1.6 billion"));
+        assert!(agrees("41 homicides per 100,000 people", "0.41 per 1,000") && !agrees("41 homicides per 100,000 people", "19.6 per 100,000"));
+        assert!(agrees("a third of Americans", "33% of adults") && !agrees("12 of its 19 cabinet members", "40% of the cabinet"));
     }
 
     /// Issue 40: a card compared "$40,000" with "$1.3 trillion" (+3,249,999,900%).

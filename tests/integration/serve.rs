@@ -288,6 +288,8 @@ fn verify_endpoint_and_verdict_panel() {
     }
     let summaries: Vec<&str> = evidence.iter().flat_map(|h| h["comparisons"].as_array().unwrap()).map(|c| c["summary"].as_str().unwrap()).collect();
     assert!(summaries.contains(&"claim: about 10% — evidence: 10% (2010), +0%"), "{summaries:?}");
+    let judged: Vec<(&str, &str)> = evidence.iter().flat_map(|h| h["comparisons"].as_array().unwrap()).map(|c| (c["summary"].as_str().unwrap(), c["agreement"].as_str().unwrap())).collect();
+    assert!(judged.contains(&("claim: about 10% — evidence: 10% (2010), +0%", "agrees")), "{judged:?}");
     let health: serde_json::Value = reqwest::blocking::get(format!("{}/api/health", server.url)).unwrap().json().unwrap();
     assert_eq!((health["verifier"]["kind"].as_str(), health["verifier"]["abstains"].as_bool()), (Some("trained"), Some(true)));
     let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| std::path::Path::new(p).exists()).expect("chromium (scripts/test.sh installs it)");
@@ -302,7 +304,7 @@ fn verify_endpoint_and_verdict_panel() {
     let dom = String::from_utf8_lossy(&dom.stdout);
     assert!(dom.contains("<b>Verdict: Not Enough Info</b>"), "the verdict panel says Not Enough Info:\n{dom}");
     assert!(dom.contains("None of the top 3 documents bears on the claim (relevance "), "and why:\n{dom}");
-    assert!(dom.contains("<li>claim: about 10% — evidence: 10% (2010), +0%</li>"), "the numbers side by side:\n{dom}");
+    assert!(dom.contains("<li>claim: about 10% — evidence: 10% (2010), +0%<span class=\"agrees\"> · agrees</span></li>"), "the numbers side by side, and whether they agree:\n{dom}");
     drop(server);
     let server = Server::start_with(&index, &["--verifier", &spec, "--no-abstain"]);
     let (status, json) = post(&format!("{}/api/verify", server.url), serde_json::json!({"claim": FLORIDA, "date": "2023-04-24"}).to_string());
