@@ -85,5 +85,5 @@ pub use live::{Accept, Live};
 pub use manifest::{Bm25Params, DenseManifest, DocOrder, HnswParams, Manifest, FORMAT_VERSION};
 pub use decoded::{DecodedPostings, TermKey};
 pub use deletions::{Deletions, SegmentDeletions, DELETED};
-pub use update::{add_from_path, compact, delete, update, MergePolicy, UpdateConfig, UpdateSummary};
+pub use update::{add_from_path, compact, delete, update, ChangeCounts, MergePolicy, UpdateConfig, UpdateSummary};
 pub use open::{Index, SegmentData, StoredDocument, UNDATED_KEY};

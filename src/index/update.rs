@@ -108,9 +108,9 @@ pub struct UpdateConfig<'a> {
     pub threads: usize,
 }
 
-/// What an update did.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct UpdateSummary {
+/// What a change did to an index's documents, embedded or on a cluster.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ChangeCounts {
     /// Documents whose id the index did not hold.
     pub added: usize,
     /// Documents whose id it held with other content.
@@ -121,6 +121,25 @@ pub struct UpdateSummary {
     pub deleted: usize,
     /// Ids to delete that the index does not hold.
     pub not_found: usize,
+}
+
+impl std::fmt::Display for ChangeCounts {
+    /// "3 added, 1 replaced, 0 unchanged, 2 deleted, 1 ids to delete not in the index".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} added, {} replaced, {} unchanged, {} deleted", self.added, self.replaced, self.unchanged, self.deleted)?;
+        if self.not_found > 0 {
+            write!(f, ", {} ids to delete not in the index", self.not_found)?;
+        }
+        Ok(())
+    }
+}
+
+/// What an update did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct UpdateSummary {
+    /// The documents added, replaced, unchanged, deleted and not found.
+    #[serde(flatten)]
+    pub counts: ChangeCounts,
     /// Documents served after the update.
     pub documents: usize,
     /// The generation served after it (the same as before when nothing changed).
@@ -222,11 +241,7 @@ fn apply(target: &Path, change: Change, config: &UpdateConfig, progress: &dyn Pr
         }
     };
     let mut summary = UpdateSummary {
-        added: 0,
-        replaced: 0,
-        unchanged: 0,
-        deleted: 0,
-        not_found: 0,
+        counts: ChangeCounts::default(),
         documents: old.num_docs() as usize,
         generation: old.generation(),
         committed: false,
@@ -250,15 +265,15 @@ fn apply(target: &Path, change: Change, config: &UpdateConfig, progress: &dyn Pr
             for chunk in all.chunks(DOCUMENTS_PER_CHUNK) {
                 documents.for_each_in(chunk, &mut |document| {
                     match old.rank_of(&document.id) {
-                        Some(rank) if same(&old.stored_by_rank(rank)?, document) => summary.unchanged += 1,
+                        Some(rank) if same(&old.stored_by_rank(rank)?, document) => summary.counts.unchanged += 1,
                         Some(rank) => {
                             fate[rank as usize] = Fate::Replaced;
                             fresh.push((document.clone(), Some(rank)));
-                            summary.replaced += 1;
+                            summary.counts.replaced += 1;
                         }
                         None => {
                             fresh.push((document.clone(), None));
-                            summary.added += 1;
+                            summary.counts.added += 1;
                         }
                     }
                     Ok(())
@@ -273,18 +288,18 @@ fn apply(target: &Path, change: Change, config: &UpdateConfig, progress: &dyn Pr
                 match old.rank_of(id) {
                     Some(rank) if fate[rank as usize] == Fate::Kept => {
                         fate[rank as usize] = Fate::Deleted;
-                        summary.deleted += 1;
+                        summary.counts.deleted += 1;
                     }
                     // Listed twice.
                     Some(_) => {}
-                    None => summary.not_found += 1,
+                    None => summary.counts.not_found += 1,
                 }
             }
         }
         Change::Compact => {}
     }
     let compacting = matches!(change, Change::Compact);
-    if fresh.is_empty() && summary.deleted == 0 && !compacting {
+    if fresh.is_empty() && summary.counts.deleted == 0 && !compacting {
         summary.seconds = started.elapsed().as_secs_f64();
         return Ok(summary);
     }

@@ -67,6 +67,10 @@ pub(crate) struct IndexMeta {
     /// Loaded, merged and counted: ready to be named by the alias.
     pub complete: bool,
     pub corpus: String,
+    /// Changed by `quantir add`/`delete` since the load: its content is no longer the corpus its
+    /// name's fingerprint says.
+    #[serde(default)]
+    pub updated: bool,
 }
 
 /// Checks an index or alias name against OpenSearch's rules before any request.
@@ -130,7 +134,7 @@ fn create_body(config: &LoadConfig, meta: &IndexMeta) -> Value {
 }
 
 /// One document as sent: quantir's terms, the stored fields, the cutoff's date.
-fn source(analyzer: &Analyzer, d: &Document) -> Value {
+pub(crate) fn source(analyzer: &Analyzer, d: &Document) -> Value {
     let mut terms = String::new();
     analyzer.analyze(&passage(&d.title, &d.text), &mut |t| {
         if !terms.is_empty() {
@@ -159,7 +163,7 @@ pub(crate) fn read_meta(cluster: &Cluster, physical: &str) -> Result<Option<Inde
     serde_json::from_value(meta).map(Some).map_err(|e| Error::OpenSearchIncompatible { index: physical.to_string(), what: "its _meta.quantir record", found: e.to_string(), supported: format!("layout {LAYOUT_VERSION}") })
 }
 
-fn write_meta(cluster: &Cluster, physical: &str, meta: &IndexMeta) -> Result<()> {
+pub(crate) fn write_meta(cluster: &Cluster, physical: &str, meta: &IndexMeta) -> Result<()> {
     cluster.request(Method::Put, &format!("/{physical}/_mapping"), &[], Body::Json(json!({ "_meta": { META_KEY: meta } })), "recording the load's progress")?;
     Ok(())
 }
@@ -193,17 +197,38 @@ pub fn build(cluster: &Cluster, corpus: &Corpus, corpus_path: &std::path::Path, 
     check_name(&alias)?;
     let started = Instant::now();
     let fingerprint = fingerprint(corpus, config);
-    let physical = format!("{alias}-{}", &fingerprint[..16]);
     let targets = alias_targets(cluster, &alias)?;
+    // Named by the fingerprint; a name an updated index holds (its content no longer what the
+    // name says) is passed over for the next free one.
+    let mut physical = String::new();
+    let mut existing = None;
+    for n in 0..=8 {
+        let name = match n {
+            0 => format!("{alias}-{}", &fingerprint[..16]),
+            n => format!("{alias}-{}-{n}", &fingerprint[..16]),
+        };
+        let (exists, _) = cluster.request_status(Method::Head, &format!("/{name}"), &[], Body::None, "checking for an earlier load")?;
+        if !exists.is_success() {
+            physical = name;
+            break;
+        }
+        match read_meta(cluster, &name)? {
+            Some(meta) if meta.fingerprint == fingerprint => {
+                (physical, existing) = (name, Some(meta));
+                break;
+            }
+            Some(meta) if meta.updated => continue,
+            _ => return Err(Error::OpenSearchIncompatible { index: name, what: "an index of that name", found: "not a quantir load of this corpus".into(), supported: "a name quantir chose (delete it)".into() }),
+        }
+    }
+    if physical.is_empty() {
+        return Err(Error::OpenSearchIncompatible { index: alias.clone(), what: "the names for this corpus", found: "all taken by updated indexes".into(), supported: "a free one (delete the indexes no alias names)".into() });
+    }
     let undated = corpus.documents.iter().filter(|d| d.date.is_none()).count();
     let summary = |resumed, unchanged| LoadSummary { physical: physical.clone(), documents: corpus.documents.len(), undated, resumed, unchanged, seconds: started.elapsed().as_secs_f64() };
 
-    let (exists, _) = cluster.request_status(Method::Head, &format!("/{physical}"), &[], Body::None, "checking for an earlier load")?;
-    let mut meta = if exists.is_success() {
-        match read_meta(cluster, &physical)? {
-            Some(meta) if meta.fingerprint == fingerprint => meta,
-            _ => return Err(Error::OpenSearchIncompatible { index: physical.clone(), what: "an index of that name", found: "not a quantir load of this corpus".into(), supported: "a name quantir chose (delete it)".into() }),
-        }
+    let mut meta = if let Some(meta) = existing {
+        meta
     } else {
         let meta = IndexMeta {
             layout_version: LAYOUT_VERSION,
@@ -216,6 +241,7 @@ pub fn build(cluster: &Cluster, corpus: &Corpus, corpus_path: &std::path::Path, 
             loaded: 0,
             complete: false,
             corpus: corpus_path.display().to_string(),
+            updated: false,
         };
         cluster.request(Method::Put, &format!("/{physical}"), &[], Body::Json(create_body(config, &meta)), "creating the index")?;
         meta

@@ -45,16 +45,25 @@
 //! deleted. Searches never see a half-built index. Each search resolves the alias by itself, so
 //! a batch that spans the swap may get some answers from each index, every one of them complete.
 //!
+//! **Updates** (`quantir add`/`delete --backend opensearch`, [`update`]) go to the physical index
+//! the alias names as `_bulk` operations, not a new load; its `_meta` then records the new count
+//! and a fingerprint of the old one and the change, and `updated`, so a later load of the
+//! original corpus does not take the updated index for its own (it loads beside it under the
+//! next free name, `NAME-<fingerprint>-1`, and moves the alias). Deleted copies and `--expunge`:
+//! see [`update`].
+//!
 //! Known difference: a document whose passage analyses to no term at all is counted by the
 //! embedded index's N and mean length and not by Lucene's; such documents can never match.
 
 mod client;
 mod ingest;
 mod search;
+mod update;
 
 pub use client::{Cluster, ClusterConfig};
 pub use ingest::{build, LoadConfig, LoadSummary};
 pub use search::{RemoteHit, RemoteIndex, RemoteQuery};
+pub use update::{update, RemoteChange, RemoteUpdateSummary};
 
 use sha2::{Digest, Sha256};
 

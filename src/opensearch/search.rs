@@ -70,23 +70,11 @@ impl RemoteIndex {
     /// Opens the index the configuration names: the alias must exist and name one complete
     /// physical index built by this analyzer version and layout.
     pub fn open(cluster: Cluster) -> Result<RemoteIndex> {
-        let alias = cluster.config().index.clone();
-        let targets = alias_targets(&cluster, &alias)?;
-        let url = cluster.config().urls.iter().map(|u| u.as_str().trim_end_matches('/')).collect::<Vec<_>>().join(",");
-        let physical = match targets.as_slice() {
-            [] => return Err(Error::OpenSearchIndexMissing { url, index: alias }),
-            [one] => one.clone(),
-            more => return Err(Error::OpenSearchIncompatible { index: alias, what: "the alias", found: format!("names {} indexes ({})", more.len(), more.join(", ")), supported: "one".into() }),
-        };
-        let meta = read_meta(&cluster, &physical)?.ok_or_else(|| Error::OpenSearchIncompatible { index: alias.clone(), what: "its mapping", found: "without a _meta.quantir record".into(), supported: "an index built by `quantir index --backend opensearch`".into() })?;
-        let check = |what, found: String, supported: String| if found == supported { Ok(()) } else { Err(Error::OpenSearchIncompatible { index: alias.clone(), what, found, supported }) };
-        check("the layout version", meta.layout_version.to_string(), LAYOUT_VERSION.to_string())?;
-        check("the analyzer", meta.analyzer.clone(), ANALYZER_NAME.to_string())?;
-        check("the analyzer version", meta.analyzer_version.to_string(), ANALYZER_VERSION.to_string())?;
-        check("the load", if meta.complete { "complete" } else { "incomplete" }.to_string(), "complete".to_string())?;
+        let (_, meta) = served(&cluster)?;
         let scale = score_scale(cluster.major_version(), meta.bm25);
         Ok(RemoteIndex { cluster, meta, analyzer: Analyzer::default(), scale })
     }
+
 
     /// The BM25 parameters its similarity was created with.
     pub fn bm25(&self) -> Bm25Params {
@@ -269,4 +257,24 @@ fn read_response(response: &Value, scale: f32) -> Answer {
         out.push(RemoteHit { id: id.to_string(), score: score as f32 * scale, stored });
     }
     Answer::Hits(out)
+}
+
+/// The physical index the configuration's alias names, and its record: one complete physical
+/// index built by this analyzer version and layout, else an error saying what was found.
+pub(crate) fn served(cluster: &Cluster) -> Result<(String, IndexMeta)> {
+    let alias = cluster.config().index.clone();
+    let targets = alias_targets(cluster, &alias)?;
+    let url = cluster.config().urls.iter().map(|u| u.as_str().trim_end_matches('/')).collect::<Vec<_>>().join(",");
+    let physical = match targets.as_slice() {
+        [] => return Err(Error::OpenSearchIndexMissing { url, index: alias }),
+        [one] => one.clone(),
+        more => return Err(Error::OpenSearchIncompatible { index: alias, what: "the alias", found: format!("names {} indexes ({})", more.len(), more.join(", ")), supported: "one".into() }),
+    };
+    let meta = read_meta(cluster, &physical)?.ok_or_else(|| Error::OpenSearchIncompatible { index: alias.clone(), what: "its mapping", found: "without a _meta.quantir record".into(), supported: "an index built by `quantir index --backend opensearch`".into() })?;
+    let check = |what, found: String, supported: String| if found == supported { Ok(()) } else { Err(Error::OpenSearchIncompatible { index: alias.clone(), what, found, supported }) };
+    check("the layout version", meta.layout_version.to_string(), LAYOUT_VERSION.to_string())?;
+    check("the analyzer", meta.analyzer.clone(), ANALYZER_NAME.to_string())?;
+    check("the analyzer version", meta.analyzer_version.to_string(), ANALYZER_VERSION.to_string())?;
+    check("the load", if meta.complete { "complete" } else { "incomplete" }.to_string(), "complete".to_string())?;
+    Ok((physical, meta))
 }

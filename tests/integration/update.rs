@@ -170,7 +170,7 @@ proptest! {
                         current.insert(d.id.clone(), d.clone());
                     }
                     let summary = quantir::index::update(&path, &corpus(documents), Path::new("step"), &config, &NoProgress).unwrap();
-                    prop_assert_eq!((summary.added, summary.replaced, summary.unchanged), (added, replaced, seen.len() - replaced));
+                    prop_assert_eq!((summary.counts.added, summary.counts.replaced, summary.counts.unchanged), (added, replaced, seen.len() - replaced));
                     (summary, added + replaced > 0)
                 }
                 Step::Delete { picks } => {
@@ -185,7 +185,7 @@ proptest! {
                     let mut asked = doomed.clone();
                     asked.push("no-such-id".into());
                     let summary = quantir::index::delete(&path, &asked, &config, &NoProgress).unwrap();
-                    prop_assert_eq!((summary.deleted, summary.not_found), (doomed.len(), 1));
+                    prop_assert_eq!((summary.counts.deleted, summary.counts.not_found), (doomed.len(), 1));
                     (summary, !doomed.is_empty())
                 }
                 Step::Compact => (quantir::index::compact(&path, &config, &NoProgress).unwrap(), true),

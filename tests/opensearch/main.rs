@@ -617,3 +617,130 @@ fn refused_documents_are_reported_not_dropped() {
     assert_eq!(count["count"], 5183);
     delete_indexes("t-refused");
 }
+
+/// Issue 39: updates go to the live physical index as `_bulk` operations. Adds keep every run
+/// equal to the embedded index of the final corpus; deletes and replacements with `--expunge`
+/// too; without it the summary counts the deleted copies left. Feeding the same file again sends
+/// nothing, and the physical index is the one loaded (no new full load).
+#[test]
+fn updates_on_the_cluster_equal_the_embedded_index() {
+    let _lock = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let records: serde_json::Map<String, Value> = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-sample/corpus.json")).unwrap()).unwrap();
+    let docs: Vec<Value> = records.iter().map(|(id, r)| json!({"id": id, "title": r["title"], "text": r["snippet"], "date": r["date"]})).collect();
+    let write = |name: &str, docs: &[Value]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, docs.iter().map(|d| d.to_string() + "\n").collect::<String>()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (base, added) = (write("base.jsonl", &docs[..600]), write("added.jsonl", &docs[600..]));
+    let replaced: Vec<Value> = docs[10..30].iter().map(|d| { let mut d = d.clone(); d["text"] = json!(format!("{} corrected to 12%", d["text"].as_str().unwrap())); d }).collect();
+    let replaced_file = write("replaced.jsonl", &replaced);
+    let doomed: Vec<String> = docs[100..140].iter().map(|d| d["id"].as_str().unwrap().to_string()).collect();
+    let os = ["--backend", "opensearch", "--opensearch-index", "t-update"];
+    delete_indexes("t-update");
+    assert_ok(&run_quantir(&[&["index", "--corpus", &base][..], &os].concat()), "loading the base");
+    let physical = || http("GET", "/_alias/t-update", None).1.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    let loaded = physical();
+    let claims = repo().join("data/quantemp-sample/claims.jsonl");
+    let equal_to_embedded = |final_docs: &[Value], stage: &str| {
+        let index = dir.path().join(format!("idx-{stage}"));
+        assert_ok(&run_quantir(&["index", "--corpus", &write(&format!("final-{stage}.jsonl"), final_docs), "--index", index.to_str().unwrap()]), "embedded index");
+        for extra in [&["--plan", "claim-only"][..], &["--undated", "include"], &["--temporal-filter", "off"]] {
+            let run = |backend: &[&str], name: &str| {
+                let out = dir.path().join(name);
+                assert_ok(&run_quantir(&[&["run", "--claims", claims.to_str().unwrap(), "-k", "50", "--output", out.to_str().unwrap()][..], extra, backend].concat()), &format!("{stage} run {extra:?}"));
+                out
+            };
+            let (queries, swapped) = compare_runs(&run(&["--index", index.to_str().unwrap()], "e.run"), &run(&os, "r.run"));
+            assert_eq!(queries, 12, "{stage}");
+            eprintln!("{stage} {extra:?}: {queries} claims, top 50: {swapped} positions swapped within ties");
+        }
+    };
+    let summary = |output: &std::process::Output| -> Value { serde_json::from_slice(&output.stdout).unwrap() };
+
+    // Adds: bulk creates, equal without any merge.
+    let out = run_quantir(&[&["add", "--json", "--corpus", &added][..], &os].concat());
+    assert_ok(&out, "add");
+    let s = summary(&out);
+    assert_eq!((s["added"].as_u64(), s["documents"].as_u64(), s["deleted_copies"].as_u64()), (Some(docs.len() as u64 - 600), Some(docs.len() as u64), Some(0)), "{s}");
+    assert_eq!(physical(), loaded, "the update went to the loaded index");
+    equal_to_embedded(&docs, "after adds");
+    // The same file again: nothing sent.
+    let out = run_quantir(&[&["add", "--json", "--corpus", &added][..], &os].concat());
+    assert_ok(&out, "add again");
+    assert_eq!(summary(&out)["unchanged"].as_u64(), Some(docs.len() as u64 - 600));
+
+    // Replacements and deletes without --expunge: the copies are counted out loud.
+    let out = run_quantir(&[&["add", "--json", "--corpus", &replaced_file][..], &os].concat());
+    assert_ok(&out, "replace");
+    let s = summary(&out);
+    assert_eq!(s["replaced"].as_u64(), Some(20), "{s}");
+    assert_eq!((s["expunged"].as_bool(), s["documents"].as_u64()), (Some(false), Some(docs.len() as u64)), "{s}");
+    eprintln!("after 20 replacements without --expunge: {} deleted copies counted", s["deleted_copies"]);
+    // Deletes with --expunge: every copy merged away, and the runs equal the embedded index's.
+    let mut args: Vec<&str> = vec!["delete", "--json", "--expunge", "--id", "not-there"];
+    for id in &doomed {
+        args.extend(["--id", id.as_str()]);
+    }
+    let out = run_quantir(&[&args[..], &os].concat());
+    assert_ok(&out, "delete --expunge");
+    let s = summary(&out);
+    assert_eq!((s["deleted"].as_u64(), s["not_found"].as_u64(), s["deleted_copies"].as_u64(), s["expunged"].as_bool()), (Some(40), Some(1), Some(0), Some(true)), "{s}");
+    let mut final_docs: Vec<Value> = docs.iter().filter(|d| !doomed.contains(&d["id"].as_str().unwrap().to_string())).cloned().collect();
+    for d in final_docs.iter_mut() {
+        if let Some(r) = replaced.iter().find(|r| r["id"] == d["id"]) {
+            *d = r.clone();
+        }
+    }
+    equal_to_embedded(&final_docs, "after replacements and deletes");
+    assert_eq!(physical(), loaded);
+    // Loading the base corpus again is a new load beside the updated index (whose name it
+    // would have had), and the alias moves to it.
+    assert_ok(&run_quantir(&[&["index", "--corpus", &base][..], &os].concat()), "loading the base again");
+    let reloaded = physical();
+    assert!(reloaded.len() == 1 && reloaded != loaded && reloaded[0].starts_with(&loaded[0]), "{reloaded:?} after {loaded:?}");
+    delete_indexes("t-update");
+}
+
+/// Issue 39: kill -9 a data node while `quantir add` sends 2,183 documents: the update completes
+/// on the replicas, and once the node is back the runs equal the embedded index of the whole
+/// collection (nothing lost, nothing doubled).
+#[test]
+fn a_node_killed_during_an_update_loses_nothing() {
+    let _lock = serial();
+    let index = scifact(workdir());
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = std::fs::read_to_string(repo().join("data/scifact/corpus.jsonl")).unwrap().lines().map(str::to_string).collect();
+    let (base, rest) = (dir.path().join("base").join("corpus.jsonl"), dir.path().join("rest").join("corpus.jsonl"));
+    for (path, part) in [(&base, &lines[..3000]), (&rest, &lines[3000..])] {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, part.join("\n") + "\n").unwrap();
+    }
+    let os = ["--backend", "opensearch", "--opensearch-index", "t-upkill"];
+    delete_indexes("t-upkill");
+    assert_ok(&run_quantir(&[&["index", "--format", "beir", "--corpus", base.to_str().unwrap()][..], &os].concat()), "loading the base");
+    let mut child = Command::new(quantir())
+        .args([&["add", "--json", "--format", "beir", "--opensearch-concurrency", "1", "--corpus", rest.to_str().unwrap()][..], &os].concat())
+        .env("QUANTIR_OPENSEARCH_URL", urls())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    let running = child.try_wait().unwrap().is_none();
+    cluster_script(&["kill", "2"]);
+    let output = wait(child, Duration::from_secs(300));
+    cluster_script(&["revive", "2"]);
+    assert_ok(&output, "add with a node killed");
+    assert!(running, "the update had finished before the node was killed");
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!((summary["added"].as_u64(), summary["documents"].as_u64()), (Some(lines.len() as u64 - 3000), Some(lines.len() as u64)), "{summary}");
+    let (embedded, remote) = (dir.path().join("embedded.run"), dir.path().join("remote.run"));
+    assert_ok(&scifact_run(&["--index", index.to_str().unwrap()], &embedded), "embedded run");
+    assert_ok(&scifact_run(&os, &remote), "remote run");
+    let (queries, swapped) = compare_runs(&embedded, &remote);
+    assert_eq!(queries, 300);
+    eprintln!("SciFact added under a node kill: 300 claims, top 100: {swapped} positions swapped within ties");
+    delete_indexes("t-upkill");
+}
