@@ -7,6 +7,9 @@ Writes, as quantir JSONL (documents in the corpus's order), under OUT:
   delete1.txt, final1.jsonl    1% of base99's ids, and base99 + add1 - delete1
   base90.jsonl, small/NNN.jsonl  all but 10% held out, and that 10% in 100 parts of 0.1% each
                                (base90 + every part = full)
+  replace1.jsonl               new versions of 1% of base99's documents (none of delete1's)
+  replaced.jsonl, replaced-deleted.jsonl
+                               base99 + add1 with replace1's versions, and that less delete1
 usage: split_for_update.py CORPUS_JSON OUT [SEED]
 """
 import json
@@ -44,6 +47,20 @@ def main() -> None:
     write(out / "add1.jsonl", lambda i: i in held)
     (out / "delete1.txt").write_text("".join(f"{i}\n" for i in ids if i in deleted))
     write(out / "final1.jsonl", lambda i: (i not in held and i not in deleted) or i in held)
+
+    kept = [i for i in base99 if i not in deleted]
+    changed = set(rng.sample(kept, one))
+    by_id = {d["id"]: d for d in docs}
+    versions = {i: dict(by_id[i], text=by_id[i]["text"] + " (corrected: 12 of 19, not 13)") for i in changed}
+    with (out / "replace1.jsonl").open("w") as f:
+        for i in ids:
+            if i in changed:
+                f.write(json.dumps(versions[i], ensure_ascii=False) + "\n")
+    for name, drop in [("replaced.jsonl", set()), ("replaced-deleted.jsonl", deleted)]:
+        with (out / name).open("w") as f:
+            for i in ids:
+                if i not in drop:
+                    f.write(json.dumps(versions.get(i, by_id[i]), ensure_ascii=False) + "\n")
 
     ten = rng.sample(ids, len(ids) // 10)
     part = {i: n * 100 // len(ten) for n, i in enumerate(ten)}
