@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use super::client::{Body, Cluster};
 use super::{wire_term, LAYOUT_VERSION, META_KEY};
 use crate::analysis::{Analyzer, ANALYZER_NAME, ANALYZER_VERSION};
-use crate::corpus::{passage, Corpus, Document};
+use crate::corpus::{passage, Document, Documents};
 use crate::error::{Error, Result};
 use crate::index::Bm25Params;
 use crate::io::Progress;
@@ -89,19 +89,27 @@ fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// Documents read at a time from a corpus on disk (fingerprint, load windows).
+const READ_CHUNK: usize = 4096;
+
 /// The corpus and every setting that changes the index, hashed: equal fingerprints, equal indexes.
-fn fingerprint(corpus: &Corpus, config: &LoadConfig) -> String {
+/// One pass over the documents, a chunk at a time (a corpus on disk is never held whole).
+fn fingerprint(corpus: &dyn Documents, config: &LoadConfig) -> Result<String> {
     let mut hash = Sha256::new();
     hash.update(format!("layout {LAYOUT_VERSION} analyzer {ANALYZER_NAME} {ANALYZER_VERSION} k1 {} b {} shards {} replicas {}\0", config.bm25.k1, config.bm25.b, config.shards, config.replicas));
-    for d in &corpus.documents {
-        for part in [d.id.as_str(), &d.title, &d.text, d.url.as_deref().unwrap_or("\u{1}")] {
-            hash.update(part.as_bytes());
+    let all: Vec<usize> = (0..corpus.len()).collect();
+    for chunk in all.chunks(READ_CHUNK) {
+        corpus.for_each_in(chunk, &mut |d| {
+            for part in [d.id.as_str(), &d.title, &d.text, d.url.as_deref().unwrap_or("\u{1}")] {
+                hash.update(part.as_bytes());
+                hash.update([0]);
+            }
+            hash.update(d.date.map(|d| d.to_string()).unwrap_or_default().as_bytes());
             hash.update([0]);
-        }
-        hash.update(d.date.map(|d| d.to_string()).unwrap_or_default().as_bytes());
-        hash.update([0]);
+            Ok(())
+        })?;
     }
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The physical index's settings and mapping.
@@ -188,7 +196,7 @@ pub(crate) fn alias_targets(cluster: &Cluster, alias: &str) -> Result<Vec<String
 /// Loads `corpus` into the cluster under `cluster.config().index`, replacing what the alias named
 /// only once the new index is complete. Re-running after an interruption resumes; re-running
 /// with the same corpus and settings does nothing.
-pub fn build(cluster: &Cluster, corpus: &Corpus, corpus_path: &std::path::Path, config: &LoadConfig, progress: &dyn Progress) -> Result<LoadSummary> {
+pub fn build(cluster: &Cluster, corpus: &dyn Documents, corpus_path: &std::path::Path, config: &LoadConfig, progress: &dyn Progress) -> Result<LoadSummary> {
     config.bm25.validate()?;
     if config.shards == 0 || config.batch == 0 {
         return Err(Error::InvalidArgument { name: "--opensearch-shards", message: "expected at least 1 shard and 1 document per batch".into() });
@@ -196,7 +204,7 @@ pub fn build(cluster: &Cluster, corpus: &Corpus, corpus_path: &std::path::Path, 
     let alias = cluster.config().index.clone();
     check_name(&alias)?;
     let started = Instant::now();
-    let fingerprint = fingerprint(corpus, config);
+    let fingerprint = fingerprint(corpus, config)?;
     let targets = alias_targets(cluster, &alias)?;
     // Named by the fingerprint; a name an updated index holds (its content no longer what the
     // name says) is passed over for the next free one.
@@ -224,8 +232,8 @@ pub fn build(cluster: &Cluster, corpus: &Corpus, corpus_path: &std::path::Path, 
     if physical.is_empty() {
         return Err(Error::OpenSearchIncompatible { index: alias.clone(), what: "the names for this corpus", found: "all taken by updated indexes".into(), supported: "a free one (delete the indexes no alias names)".into() });
     }
-    let undated = corpus.documents.iter().filter(|d| d.date.is_none()).count();
-    let summary = |resumed, unchanged| LoadSummary { physical: physical.clone(), documents: corpus.documents.len(), undated, resumed, unchanged, seconds: started.elapsed().as_secs_f64() };
+    let undated = corpus.summary().undated;
+    let summary = |resumed, unchanged| LoadSummary { physical: physical.clone(), documents: corpus.len(), undated, resumed, unchanged, seconds: started.elapsed().as_secs_f64() };
 
     let mut meta = if let Some(meta) = existing {
         meta
@@ -237,7 +245,7 @@ pub fn build(cluster: &Cluster, corpus: &Corpus, corpus_path: &std::path::Path, 
             analyzer_version: ANALYZER_VERSION,
             bm25: config.bm25,
             fingerprint: fingerprint.clone(),
-            documents: corpus.documents.len(),
+            documents: corpus.len(),
             loaded: 0,
             complete: false,
             corpus: corpus_path.display().to_string(),
@@ -249,7 +257,7 @@ pub fn build(cluster: &Cluster, corpus: &Corpus, corpus_path: &std::path::Path, 
     if meta.complete && targets == [physical.clone()] {
         return Ok(summary(0, true));
     }
-    let resumed = meta.loaded.min(corpus.documents.len());
+    let resumed = meta.loaded.min(corpus.len());
     if !meta.complete {
         load(cluster, corpus, &physical, &mut meta, config, progress)?;
         finish(cluster, &physical, &mut meta)?;
@@ -265,19 +273,25 @@ pub fn build(cluster: &Cluster, corpus: &Corpus, corpus_path: &std::path::Path, 
 }
 
 /// Sends every document from `meta.loaded` on, `concurrency` batches at a time, recording
-/// progress in `_meta` as it goes.
-fn load(cluster: &Cluster, corpus: &Corpus, physical: &str, meta: &mut IndexMeta, config: &LoadConfig, progress: &dyn Progress) -> Result<()> {
+/// progress in `_meta` as it goes. Only the window being sent is held in memory.
+fn load(cluster: &Cluster, corpus: &dyn Documents, physical: &str, meta: &mut IndexMeta, config: &LoadConfig, progress: &dyn Progress) -> Result<()> {
     let analyzer = Analyzer::default();
-    let window = config.batch * cluster.config().concurrency;
-    let documents = &corpus.documents;
-    progress.start("loading into OpenSearch", Some(documents.len() as u64));
+    let window = (config.batch * cluster.config().concurrency).max(1);
+    let total = corpus.len();
+    progress.start("loading into OpenSearch", Some(total as u64));
     progress.advance(meta.loaded as u64);
     let mut failures: Vec<(String, String)> = Vec::new();
     let mut last_record = Instant::now();
     let mut start = meta.loaded;
-    while start < documents.len() {
-        let end = (start + window).min(documents.len());
-        let mut pending: Vec<&Document> = documents[start..end].iter().collect();
+    while start < total {
+        let end = (start + window).min(total);
+        let indices: Vec<usize> = (start..end).collect();
+        let mut read: Vec<Document> = Vec::with_capacity(indices.len());
+        corpus.for_each_in(&indices, &mut |d| {
+            read.push(d.clone());
+            Ok(())
+        })?;
+        let mut pending: Vec<&Document> = read.iter().collect();
         // 429s on single documents (a full write queue) are re-sent, the rest reported.
         for attempt in 0..=cluster.config().retries {
             if pending.is_empty() {
