@@ -6,7 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
 
-use quantir::corpus::{load_corpus, Format};
+use quantir::corpus::{stream_corpus, Format, LoadOptions};
 use quantir::fuse::RRF_K;
 use quantir::index::Bm25Params;
 use quantir::engine::Backend;
@@ -88,7 +88,7 @@ impl OpenSearchIndex {
         let load = LoadConfig { bm25: Bm25Params::default().over(k1, b).unwrap_or_default(), shards, replicas, batch: at_least_one("batch", batch)? };
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| -> quantir::Result<()> {
-            let documents = load_corpus(&corpus, format)?;
+            let documents = stream_corpus(&corpus, format, &LoadOptions::default(), &reporter)?;
             let cluster = Cluster::connect(config)?;
             quantir::opensearch::build(&cluster, &documents, &corpus, &load, &reporter)?;
             Ok(())

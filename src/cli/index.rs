@@ -108,9 +108,9 @@ fn load_cluster(args: &IndexArgs, config: quantir::opensearch::ClusterConfig) ->
         anyhow::bail!("--doc-order orders the embedded index; OpenSearch keeps its own order (nothing was loaded)");
     }
     let started = Instant::now();
-    // Read as a build reads it: a file over the in-memory limit is scanned once and each
-    // document read again by its offset as the load sends it.
-    let corpus = quantir::corpus::scan_corpus(&args.corpus, args.format, &args.records.options(), &Bar::default())?;
+    // Streamed: one pass checks and counts, the fingerprint and the load read the file again in
+    // order; no document is held beyond the window being sent.
+    let corpus = quantir::corpus::stream_corpus(&args.corpus, args.format, &args.records.options(), &Bar::default())?;
     let cluster = quantir::opensearch::Cluster::connect(config)?;
     let load = quantir::opensearch::LoadConfig {
         bm25: args.bm25.over(Bm25Params::default()).unwrap_or_default(),

@@ -45,7 +45,16 @@ fn resolve(path: &Path, format: Format, role: Role, max_record: usize) -> Result
     if format != Format::Auto {
         return Ok((format, file));
     }
-    let first = first_line(path, max_record)?;
+    let first = match first_line(path, PEEK_BYTES.min(max_record))? {
+        // A first line longer than the peek: an object whose first value is an object is
+        // QuanTemp++'s one-line corpus.json (the published file), told from its start; anything
+        // else is read whole, up to the record limit.
+        Peeked::Cut(start) if role == Role::Corpus && opens_keyed_object(&start) => return Ok((Format::Quantemp, file)),
+        Peeked::Cut(_) => match first_line(path, max_record)? {
+            Peeked::Line(line) | Peeked::Cut(line) => line,
+        },
+        Peeked::Line(line) => line,
+    };
     let trimmed = first.trim_start();
     if trimmed.starts_with('[') {
         return if role == Role::Claims {
@@ -107,9 +116,21 @@ fn name(format: Format) -> &'static str {
     }
 }
 
+/// Bytes read to tell a file's format: a first line longer than this (a one-line corpus.json)
+/// is told from its start ([`opens_keyed_object`]), not read whole.
+const PEEK_BYTES: usize = 1 << 20;
+
+/// The first non-blank line as far as it was read.
+enum Peeked {
+    /// The whole line.
+    Line(String),
+    /// Its first `max` bytes: the line goes on.
+    Cut(String),
+}
+
 /// The first non-blank line, of at most `max` bytes (lossily decoded: this only peeks; the
 /// loader checks UTF-8 and reports a longer record).
-fn first_line(path: &Path, max: usize) -> Result<String> {
+fn first_line(path: &Path, max: usize) -> Result<Peeked> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut reader = BufReader::new(file.take(max as u64));
@@ -119,12 +140,66 @@ fn first_line(path: &Path, max: usize) -> Result<String> {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf).map_err(|e| Error::io(path, e))?;
         if n == 0 {
-            return Ok(String::new());
+            return Ok(Peeked::Line(String::new()));
         }
         let bytes = if std::mem::take(&mut first) { crate::io::strip_bom(&buf) } else { &buf[..] };
         let line = String::from_utf8_lossy(bytes).into_owned();
         if !line.trim().is_empty() {
-            return Ok(line);
+            let cut = !buf.ends_with(b"\n") && reader.fill_buf().map_err(|e| Error::io(path, e))?.is_empty() && reader.get_ref().limit() == 0;
+            return Ok(if cut { Peeked::Cut(line) } else { Peeked::Line(line) });
         }
+    }
+}
+
+/// Whether `text` starts as a JSON object whose first value is an object: `{ "key": {`.
+fn opens_keyed_object(text: &str) -> bool {
+    let rest = text.trim_start();
+    let Some(rest) = rest.strip_prefix('{') else { return false };
+    let Some(rest) = rest.trim_start().strip_prefix('"') else { return false };
+    // The key, escapes skipped.
+    let mut chars = rest.char_indices();
+    let end = loop {
+        match chars.next() {
+            Some((_, '\\')) => {
+                chars.next();
+            }
+            Some((i, '"')) => break i,
+            Some(_) => {}
+            None => return false,
+        }
+    };
+    let rest = rest[end + 1..].trim_start();
+    rest.strip_prefix(':').is_some_and(|r| r.trim_start().starts_with('{'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_keyed_object_is_told_from_its_start() {
+        assert!(opens_keyed_object(" {\"131212\": {\"title\": \"x\""));
+        assert!(opens_keyed_object("{ \"a\\\"b\" :\n {"));
+        assert!(!opens_keyed_object("{\"id\": \"a\", \"text\": \"b\""));
+        assert!(!opens_keyed_object("{\"id\": [{"));
+        assert!(!opens_keyed_object("{\"unterminated"));
+        assert!(!opens_keyed_object("[{\"a\": {"));
+    }
+
+    /// A one-line corpus.json longer than the peek is QuanTemp++ without being read whole; a
+    /// JSONL file whose first record is longer than the peek is still read whole and detected.
+    #[test]
+    fn a_first_line_longer_than_the_peek() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = "x".repeat(PEEK_BYTES + 10);
+        let object = dir.path().join("corpus.json");
+        std::fs::write(&object, format!("{{\"1\": {{\"title\": \"{long}\", \"snippet\": \"s\"}}}}")).unwrap();
+        assert_eq!(corpus(&object, Format::Auto, 64 << 20).unwrap().0, Format::Quantemp);
+        let lines = dir.path().join("corpus.txt");
+        std::fs::write(&lines, format!("{{\"id\": \"a\", \"text\": \"{long}\"}}\n{{\"id\": \"b\", \"text\": \"c\"}}\n")).unwrap();
+        assert_eq!(corpus(&lines, Format::Auto, 64 << 20).unwrap().0, Format::Jsonl);
+        let short = dir.path().join("short.txt");
+        std::fs::write(&short, "{\"id\": \"a\", \"text\": \"b\"}").unwrap();
+        assert_eq!(corpus(&short, Format::Auto, 64 << 20).unwrap().0, Format::Jsonl);
     }
 }

@@ -274,19 +274,224 @@ pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions, progress:
     // A file that cannot be read twice (a pipe) is held in memory whatever its size.
     let on_disk = meta.as_ref().is_some_and(|m| m.len() > options.in_memory_bytes);
     progress.start("reading", meta.map(|m| m.len()));
-    let mut read_to = 0u64;
-    let reader = RecordReader::open(&file, layout, options.max_record_bytes)?;
     let mut summary = LoadSummary { file: file.clone(), ..LoadSummary::default() };
     let (mut kept, mut ids, mut entries, mut lines) = (Vec::new(), IdBuffer::default(), Vec::new(), Vec::new());
-    // One thread reads and splits the file into batches of records while the others parse the
-    // batch before (the reading is sequential, the parsing is per record).
-    let digest = std::thread::scope(|scope| -> Result<crate::io::Digest> {
+    let digest = read_batches(&file, layout, options.max_record_bytes, progress, &mut |batch| {
+        for (record, parsed) in batch.iter().zip(parse_batch(&file, format, &batch)) {
+            let (raw, date) = parsed?;
+            let Some(document) = admit(&file, &mut summary, record.at.line, raw, date)? else { continue };
+            lines.push(record.at.line);
+            if on_disk {
+                ids.push(&document.id);
+                let len = u32::try_from(record.text.len()).expect("records are at most the maximum record size");
+                entries.push(Entry { offset: record.offset, len, hash: xxhash_rust::xxh3::xxh3_64(record.text.as_bytes()), date: document.date });
+            } else {
+                kept.push(document);
+            }
+        }
+        Ok(())
+    })?;
+    progress.finish();
+    summary.digest = Some(digest);
+    let docs = if on_disk {
+        let handle = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
+        Scanned::OnDisk { file: handle, ids, entries }
+    } else {
+        Scanned::Kept(kept)
+    };
+    let mut scan = CorpusScan { file: file.clone(), format, summary, docs, by_id: Vec::new() };
+    scan.by_id = scan.check_unique(&lines)?;
+    if scan.is_empty() {
+        return Err(no_documents(&file, scan.summary.records));
+    }
+    scan.summary.documents = scan.len();
+    Ok(scan)
+}
+
+/// Documents handed over in file order from any position: what a load that sends each document
+/// once, in order, needs (the OpenSearch loader). A [`CorpusStream`] holds nothing per document;
+/// any [`Documents`] is one too.
+pub trait InOrder: Sync {
+    /// Number of documents.
+    fn count(&self) -> usize;
+    /// What loading counted.
+    fn load_summary(&self) -> &LoadSummary;
+    /// Calls `each` with the documents from position `start` on, in order, each with where its
+    /// record is when its id was not checked to be unique ([`CorpusStream`], whose user checks
+    /// it: [`Error::DuplicateId`] names both lines), `None` when it was.
+    fn for_each_from(&self, start: usize, each: &mut dyn FnMut(&Document, Option<Origin>) -> Result<()>) -> Result<()>;
+}
+
+/// Where a document's record is in its file: what tells two records apart (a one-line
+/// corpus.json has every record on line 1) and what an error names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    /// The line the record starts on.
+    pub line: usize,
+    /// The byte offset it starts at.
+    pub offset: u64,
+}
+
+/// Documents handed to [`InOrder::for_each_from`] at a time by a [`Documents`].
+const IN_ORDER_CHUNK: usize = 4096;
+
+impl<T: Documents + ?Sized> InOrder for T {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn load_summary(&self) -> &LoadSummary {
+        self.summary()
+    }
+    fn for_each_from(&self, start: usize, each: &mut dyn FnMut(&Document, Option<Origin>) -> Result<()>) -> Result<()> {
+        let all: Vec<usize> = (start.min(Documents::len(self))..Documents::len(self)).collect();
+        all.chunks(IN_ORDER_CHUNK).try_for_each(|chunk| self.for_each_in(chunk, &mut |d| each(d, None)))
+    }
+}
+
+/// A corpus read as a stream ([`stream_corpus`]): a first pass checked and counted every record
+/// and kept, for each batch of [`BATCH_RECORDS`] records, a hash of its bytes and its number of
+/// documents; [`InOrder::for_each_from`] reads the file again, checks each batch against the
+/// first pass's, and skips whole batches before the start without parsing them. Memory is a few
+/// batches of records, whatever the corpus's size (12 bytes a batch: 147 KB at 100M records).
+/// Ids are not checked to be unique (that needs every id): the user checks them.
+pub struct CorpusStream {
+    file: PathBuf,
+    format: Format,
+    layout: Layout,
+    max_record_bytes: usize,
+    summary: LoadSummary,
+    source: Streamed,
+}
+
+enum Streamed {
+    /// A regular file, read again from its start on every pass.
+    File(Vec<BatchMark>),
+    /// A file that cannot be read twice (a pipe): its documents, each with its line.
+    Kept(Vec<(Origin, Document)>),
+}
+
+/// What the first pass saw of one batch of records.
+struct BatchMark {
+    /// xxh3-64 of the batch's records' bytes.
+    hash: u64,
+    /// The documents among them (records that were not empty).
+    documents: u32,
+}
+
+fn batch_hash(batch: &[OwnedRecord]) -> u64 {
+    let mut hash = xxhash_rust::xxh3::Xxh3::new();
+    for record in batch {
+        hash.update(record.text.as_bytes());
+        hash.update(&record.offset.to_le_bytes());
+    }
+    hash.digest()
+}
+
+/// Reads the evidence collection at `path` in one streaming pass, checking every record as
+/// [`scan_corpus`] does except the uniqueness of ids, and keeping no document (a file that
+/// cannot be read twice excepted). `progress` counts the bytes read.
+pub fn stream_corpus(path: &Path, format: Format, options: &LoadOptions, progress: &dyn crate::io::Progress) -> Result<CorpusStream> {
+    crate::ranges::MAX_RECORD_MIB.check((options.max_record_bytes as u64).div_ceil(1 << 20))?;
+    let (format, file) = detect::corpus(path, format, options.max_record_bytes)?;
+    let layout = if format == Format::Quantemp { Layout::Object } else { Layout::Lines };
+    let meta = std::fs::metadata(&file).ok().filter(|m| m.is_file());
+    let regular = meta.is_some();
+    progress.start("reading", meta.map(|m| m.len()));
+    let mut summary = LoadSummary { file: file.clone(), ..LoadSummary::default() };
+    let (mut marks, mut kept) = (Vec::new(), Vec::new());
+    let digest = read_batches(&file, layout, options.max_record_bytes, progress, &mut |batch| {
+        let mut documents = 0u32;
+        for (record, parsed) in batch.iter().zip(parse_batch(&file, format, &batch)) {
+            let (raw, date) = parsed?;
+            if let Some(document) = admit(&file, &mut summary, record.at.line, raw, date)? {
+                documents += 1;
+                if !regular {
+                    kept.push((Origin { line: record.at.line, offset: record.offset }, document));
+                }
+            }
+        }
+        marks.push(BatchMark { hash: batch_hash(&batch), documents });
+        Ok(())
+    })?;
+    progress.finish();
+    summary.digest = Some(digest);
+    summary.documents = marks.iter().map(|m| m.documents as usize).sum();
+    if summary.documents == 0 {
+        return Err(no_documents(&file, summary.records));
+    }
+    let source = if regular { Streamed::File(marks) } else { Streamed::Kept(kept) };
+    Ok(CorpusStream { file, format, layout, max_record_bytes: options.max_record_bytes, summary, source })
+}
+
+impl CorpusStream {
+    /// The file the documents are read from.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    fn changed(&self, what: String) -> Error {
+        Error::io(&self.file, std::io::Error::other(format!("the file changed while it was being read: {what}; nothing after the change was used (read it again)")))
+    }
+}
+
+impl InOrder for CorpusStream {
+    fn count(&self) -> usize {
+        self.summary.documents
+    }
+    fn load_summary(&self) -> &LoadSummary {
+        &self.summary
+    }
+    fn for_each_from(&self, start: usize, each: &mut dyn FnMut(&Document, Option<Origin>) -> Result<()>) -> Result<()> {
+        let marks = match &self.source {
+            Streamed::Kept(documents) => return documents.iter().skip(start).try_for_each(|(origin, d)| each(d, Some(*origin))),
+            Streamed::File(marks) => marks,
+        };
+        let mut at = 0usize;
+        let mut seen = 0usize;
+        let mut scratch = LoadSummary::default();
+        read_batches(&self.file, self.layout, self.max_record_bytes, &crate::io::NoProgress, &mut |batch| {
+            let Some(mark) = marks.get(seen) else {
+                return Err(self.changed(format!("it holds more than the {} batches of records read first", marks.len())));
+            };
+            seen += 1;
+            if batch_hash(&batch) != mark.hash {
+                return Err(self.changed(format!("records {}..{} are not the ones read first", (seen - 1) * BATCH_RECORDS + 1, (seen - 1) * BATCH_RECORDS + batch.len())));
+            }
+            let documents = mark.documents as usize;
+            if at + documents <= start {
+                at += documents;
+                return Ok(());
+            }
+            for (record, parsed) in batch.iter().zip(parse_batch(&self.file, self.format, &batch)) {
+                let (raw, date) = parsed?;
+                if let Some(document) = admit(&self.file, &mut scratch, record.at.line, raw, date)? {
+                    if at >= start {
+                        each(&document, Some(Origin { line: record.at.line, offset: record.offset }))?;
+                    }
+                    at += 1;
+                }
+            }
+            Ok(())
+        })?;
+        if seen != marks.len() {
+            return Err(self.changed(format!("it holds {seen} batches of records, {} were read first", marks.len())));
+        }
+        Ok(())
+    }
+}
+
+/// Reads `file`'s records [`BATCH_RECORDS`] at a time on one thread while `each` takes the batch
+/// before (the reading is sequential, the parsing per record), and returns the file's digest.
+/// The same bytes give the same batches on every read. A reader error comes after the records
+/// before it: the first error in file order wins. `progress` counts the bytes read.
+fn read_batches(file: &Path, layout: Layout, max_record_bytes: usize, progress: &dyn crate::io::Progress, each: &mut dyn FnMut(Vec<OwnedRecord>) -> Result<()>) -> Result<crate::io::Digest> {
+    let reader = RecordReader::open(file, layout, max_record_bytes)?;
+    let mut read_to = 0u64;
+    std::thread::scope(|scope| -> Result<crate::io::Digest> {
         let (batches, received) = std::sync::mpsc::sync_channel::<(Vec<OwnedRecord>, Option<Error>)>(2);
         let reading = scope.spawn(move || {
             let mut reader = reader;
             loop {
-                // A reader error is sent after the records before it: the first error in file
-                // order wins.
                 let mut batch = Vec::with_capacity(BATCH_RECORDS);
                 let mut failure = None;
                 for record in reader.by_ref().take(BATCH_RECORDS) {
@@ -311,57 +516,49 @@ pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions, progress:
                 progress.advance(end.saturating_sub(read_to));
                 read_to = end;
             }
-            let parsed: Vec<Result<(RawDocument, Option<PubDate>)>> = batch.par_iter().map(|r| parse_document(&file, format, r.key.as_deref(), r.at, &r.text)).collect();
-            for (record, result) in batch.iter().zip(parsed) {
-                let (raw, date) = result?;
-                summary.records += 1;
-                check_id(&file, &raw.id, record.at.line)?;
-                if raw.title.trim().is_empty() && raw.text.trim().is_empty() {
-                    summary.skipped_empty += 1;
-                    continue;
-                }
-                if date.is_none() {
-                    summary.undated += 1;
-                    match &raw.date {
-                        None => summary.no_date_field += 1,
-                        Some(found) if summary.undated_examples.len() < UNDATED_EXAMPLES => summary.undated_examples.push((record.at.line, found.clone())),
-                        Some(_) => {}
-                    }
-                }
-                lines.push(record.at.line);
-                if on_disk {
-                    ids.push(&raw.id);
-                    let len = u32::try_from(record.text.len()).expect("records are at most the maximum record size");
-                    entries.push(Entry { offset: record.offset, len, hash: xxhash_rust::xxh3::xxh3_64(record.text.as_bytes()), date });
-                } else {
-                    kept.push(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date });
-                }
+            if !batch.is_empty() {
+                each(batch)?;
             }
             if let Some(e) = failure {
                 return Err(e);
             }
         }
         Ok(reading.join().expect("the reading thread does not panic"))
-    })?;
-    progress.finish();
-    summary.digest = Some(digest);
-    let docs = if on_disk {
-        let handle = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
-        Scanned::OnDisk { file: handle, ids, entries }
-    } else {
-        Scanned::Kept(kept)
-    };
-    let mut scan = CorpusScan { file: file.clone(), format, summary, docs, by_id: Vec::new() };
-    scan.by_id = scan.check_unique(&lines)?;
-    if scan.is_empty() {
-        let what = match scan.summary.records {
-            0 => "no documents: the file holds no records".to_string(),
-            n => format!("no documents: each of its {n} records has an empty title and text"),
-        };
-        return Err(Error::Empty { path: file, what, hint: "index a corpus that holds documents (nothing was changed)".into() });
+    })
+}
+
+/// A batch of records parsed on every core, in order.
+fn parse_batch(file: &Path, format: Format, batch: &[OwnedRecord]) -> Vec<Result<(RawDocument, Option<PubDate>)>> {
+    batch.par_iter().map(|r| parse_document(file, format, r.key.as_deref(), r.at, &r.text)).collect()
+}
+
+/// The checks every corpus record passes, in one place: its id is clean, it is counted, an empty
+/// one is skipped (`None`), an undated one is counted (with up to [`UNDATED_EXAMPLES`] examples).
+fn admit(file: &Path, summary: &mut LoadSummary, line: usize, raw: RawDocument, date: Option<PubDate>) -> Result<Option<Document>> {
+    summary.records += 1;
+    check_id(file, &raw.id, line)?;
+    if raw.title.trim().is_empty() && raw.text.trim().is_empty() {
+        summary.skipped_empty += 1;
+        return Ok(None);
     }
-    scan.summary.documents = scan.len();
-    Ok(scan)
+    if date.is_none() {
+        summary.undated += 1;
+        match &raw.date {
+            None => summary.no_date_field += 1,
+            Some(found) if summary.undated_examples.len() < UNDATED_EXAMPLES => summary.undated_examples.push((line, found.clone())),
+            Some(_) => {}
+        }
+    }
+    Ok(Some(Document { id: raw.id, title: raw.title, text: raw.text, url: raw.url, date }))
+}
+
+/// The error for an empty corpus (nothing was changed).
+fn no_documents(file: &Path, records: usize) -> Error {
+    let what = match records {
+        0 => "no documents: the file holds no records".to_string(),
+        n => format!("no documents: each of its {n} records has an empty title and text"),
+    };
+    Error::Empty { path: file.to_path_buf(), what, hint: "index a corpus that holds documents (nothing was changed)".into() }
 }
 
 impl CorpusScan {

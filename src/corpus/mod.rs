@@ -28,7 +28,7 @@ mod load;
 mod quantemp;
 
 pub use date::{DayNumber, Precision, PubDate};
-pub use load::{claims_from, documents_from, load_claims, load_corpus, scan_corpus, ClaimFields, CorpusScan, DocumentFields, Documents, LoadOptions, IN_MEMORY_BYTES};
+pub use load::{claims_from, documents_from, load_claims, load_corpus, scan_corpus, stream_corpus, ClaimFields, CorpusScan, CorpusStream, DocumentFields, Documents, InOrder, LoadOptions, Origin, IN_MEMORY_BYTES};
 
 /// The file a claims path names (a BEIR folder's `queries.jsonl`, or the path itself): what a
 /// run's provenance digests.

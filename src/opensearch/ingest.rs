@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use super::client::{Body, Cluster};
 use super::{wire_term, LAYOUT_VERSION, META_KEY};
 use crate::analysis::{Analyzer, ANALYZER_NAME, ANALYZER_VERSION};
-use crate::corpus::{passage, Document, Documents};
+use crate::corpus::{passage, Document, InOrder, Origin};
 use crate::error::{Error, Result};
 use crate::index::Bm25Params;
 use crate::io::Progress;
@@ -89,26 +89,20 @@ fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Documents read at a time from a corpus on disk (fingerprint, load windows).
-const READ_CHUNK: usize = 4096;
-
 /// The corpus and every setting that changes the index, hashed: equal fingerprints, equal indexes.
-/// One pass over the documents, a chunk at a time (a corpus on disk is never held whole).
-fn fingerprint(corpus: &dyn Documents, config: &LoadConfig) -> Result<String> {
+/// One pass over the documents in order (a corpus on disk is never held whole).
+fn fingerprint(corpus: &dyn InOrder, config: &LoadConfig) -> Result<String> {
     let mut hash = Sha256::new();
     hash.update(format!("layout {LAYOUT_VERSION} analyzer {ANALYZER_NAME} {ANALYZER_VERSION} k1 {} b {} shards {} replicas {}\0", config.bm25.k1, config.bm25.b, config.shards, config.replicas));
-    let all: Vec<usize> = (0..corpus.len()).collect();
-    for chunk in all.chunks(READ_CHUNK) {
-        corpus.for_each_in(chunk, &mut |d| {
-            for part in [d.id.as_str(), &d.title, &d.text, d.url.as_deref().unwrap_or("\u{1}")] {
-                hash.update(part.as_bytes());
-                hash.update([0]);
-            }
-            hash.update(d.date.map(|d| d.to_string()).unwrap_or_default().as_bytes());
+    corpus.for_each_from(0, &mut |d, _| {
+        for part in [d.id.as_str(), &d.title, &d.text, d.url.as_deref().unwrap_or("\u{1}")] {
+            hash.update(part.as_bytes());
             hash.update([0]);
-            Ok(())
-        })?;
-    }
+        }
+        hash.update(d.date.map(|d| d.to_string()).unwrap_or_default().as_bytes());
+        hash.update([0]);
+        Ok(())
+    })?;
     Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -135,7 +129,11 @@ fn create_body(config: &LoadConfig, meta: &IndexMeta) -> Value {
                 "date": { "type": "keyword", "index": false },
                 "title": { "type": "text", "index": false },
                 "text": { "type": "text", "index": false },
-                "url": { "type": "keyword", "index": false }
+                "url": { "type": "keyword", "index": false },
+                // Where the document's record is, so that a `create` refused for an id already
+                // there tells a re-sent copy (same offset) from a repeated id (another record).
+                "line": { "type": "long", "index": false, "doc_values": false },
+                "offset": { "type": "long", "index": false, "doc_values": false }
             }
         }
     })
@@ -196,7 +194,7 @@ pub(crate) fn alias_targets(cluster: &Cluster, alias: &str) -> Result<Vec<String
 /// Loads `corpus` into the cluster under `cluster.config().index`, replacing what the alias named
 /// only once the new index is complete. Re-running after an interruption resumes; re-running
 /// with the same corpus and settings does nothing.
-pub fn build(cluster: &Cluster, corpus: &dyn Documents, corpus_path: &std::path::Path, config: &LoadConfig, progress: &dyn Progress) -> Result<LoadSummary> {
+pub fn build(cluster: &Cluster, corpus: &dyn InOrder, corpus_path: &std::path::Path, config: &LoadConfig, progress: &dyn Progress) -> Result<LoadSummary> {
     config.bm25.validate()?;
     if config.shards == 0 || config.batch == 0 {
         return Err(Error::InvalidArgument { name: "--opensearch-shards", message: "expected at least 1 shard and 1 document per batch".into() });
@@ -232,8 +230,8 @@ pub fn build(cluster: &Cluster, corpus: &dyn Documents, corpus_path: &std::path:
     if physical.is_empty() {
         return Err(Error::OpenSearchIncompatible { index: alias.clone(), what: "the names for this corpus", found: "all taken by updated indexes".into(), supported: "a free one (delete the indexes no alias names)".into() });
     }
-    let undated = corpus.summary().undated;
-    let summary = |resumed, unchanged| LoadSummary { physical: physical.clone(), documents: corpus.len(), undated, resumed, unchanged, seconds: started.elapsed().as_secs_f64() };
+    let undated = corpus.load_summary().undated;
+    let summary = |resumed, unchanged| LoadSummary { physical: physical.clone(), documents: corpus.count(), undated, resumed, unchanged, seconds: started.elapsed().as_secs_f64() };
 
     let mut meta = if let Some(meta) = existing {
         meta
@@ -245,7 +243,7 @@ pub fn build(cluster: &Cluster, corpus: &dyn Documents, corpus_path: &std::path:
             analyzer_version: ANALYZER_VERSION,
             bm25: config.bm25,
             fingerprint: fingerprint.clone(),
-            documents: corpus.len(),
+            documents: corpus.count(),
             loaded: 0,
             complete: false,
             corpus: corpus_path.display().to_string(),
@@ -257,7 +255,7 @@ pub fn build(cluster: &Cluster, corpus: &dyn Documents, corpus_path: &std::path:
     if meta.complete && targets == [physical.clone()] {
         return Ok(summary(0, true));
     }
-    let resumed = meta.loaded.min(corpus.len());
+    let resumed = meta.loaded.min(corpus.count());
     if !meta.complete {
         load(cluster, corpus, &physical, &mut meta, config, progress)?;
         finish(cluster, &physical, &mut meta)?;
@@ -272,83 +270,36 @@ pub fn build(cluster: &Cluster, corpus: &dyn Documents, corpus_path: &std::path:
     Ok(summary(resumed, false))
 }
 
-/// Sends every document from `meta.loaded` on, `concurrency` batches at a time, recording
-/// progress in `_meta` as it goes. Only the window being sent is held in memory.
-fn load(cluster: &Cluster, corpus: &dyn Documents, physical: &str, meta: &mut IndexMeta, config: &LoadConfig, progress: &dyn Progress) -> Result<()> {
+/// Sends every document from `meta.loaded` on, a window of `concurrency` batches at a time,
+/// recording progress in `_meta` as it goes. Only the window being sent is held in memory.
+fn load(cluster: &Cluster, corpus: &dyn InOrder, physical: &str, meta: &mut IndexMeta, config: &LoadConfig, progress: &dyn Progress) -> Result<()> {
     let analyzer = Analyzer::default();
-    let window = (config.batch * cluster.config().concurrency).max(1);
-    let total = corpus.len();
-    progress.start("loading into OpenSearch", Some(total as u64));
+    let size = (config.batch * cluster.config().concurrency).max(1);
+    progress.start("loading into OpenSearch", Some(corpus.count() as u64));
     progress.advance(meta.loaded as u64);
     let mut failures: Vec<(String, String)> = Vec::new();
     let mut last_record = Instant::now();
-    let mut start = meta.loaded;
-    while start < total {
-        let end = (start + window).min(total);
-        let indices: Vec<usize> = (start..end).collect();
-        let mut read: Vec<Document> = Vec::with_capacity(indices.len());
-        corpus.for_each_in(&indices, &mut |d| {
-            read.push(d.clone());
-            Ok(())
-        })?;
-        let mut pending: Vec<&Document> = read.iter().collect();
-        // 429s on single documents (a full write queue) are re-sent, the rest reported.
-        for attempt in 0..=cluster.config().retries {
-            if pending.is_empty() {
-                break;
-            }
-            if attempt > 0 {
-                std::thread::sleep(Duration::from_millis(200 << attempt.min(5)));
-            }
-            let requests = pending
-                .par_chunks(config.batch)
-                .map(|batch| {
-                    let mut body = String::new();
-                    for d in batch {
-                        // `create`, not `index`: a resumed load re-sends the documents after its
-                        // last checkpoint, and re-indexing one would leave its first copy
-                        // soft-deleted, counted in the term statistics until a merge may drop it
-                        // — which OpenSearch defers while replicas' retention leases hold recent
-                        // operations (CI found 200 such copies left after the merges). The
-                        // physical index is named by the corpus's fingerprint, so a document
-                        // already there is this one.
-                        body.push_str(&json!({ "create": { "_index": physical, "_id": d.id } }).to_string());
-                        body.push('\n');
-                        body.push_str(&source(&analyzer, d).to_string());
-                        body.push('\n');
-                    }
-                    (Method::Post, "/_bulk".to_string(), Vec::new(), Body::NdJson(body))
-                })
-                .collect();
-            let answers = cluster.request_all(requests, "loading documents (_bulk)")?;
-            let mut again = Vec::new();
-            for ((status, value), batch) in answers.into_iter().zip(pending.chunks(config.batch)) {
-                if !status.is_success() {
-                    return Err(cluster.error(status, &value, "loading documents (_bulk)"));
-                }
-                let items = value["items"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-                if items.len() != batch.len() {
-                    return Err(Error::OpenSearch { action: "loading documents (_bulk)".into(), status: status.as_u16(), message: format!("{} answers for {} documents", items.len(), batch.len()) });
-                }
-                for (item, d) in items.iter().zip(batch) {
-                    let result = &item["create"];
-                    match result["status"].as_u64().unwrap_or(0) {
-                        // 409: already loaded (a re-sent copy), kept as it was.
-                        200..=299 | 409 => {}
-                        429 if attempt < cluster.config().retries => again.push(*d),
-                        _ => failures.push((d.id.clone(), super::client::reason(result))),
-                    }
-                }
-            }
-            pending = again;
-        }
-        progress.advance((end - start) as u64);
-        start = end;
-        meta.loaded = start;
+    let mut window: Vec<(Document, Option<Origin>)> = Vec::with_capacity(size);
+    let mut send = |window: &mut Vec<(Document, Option<Origin>)>, meta: &mut IndexMeta| -> Result<()> {
+        send_window(cluster, physical, &analyzer, config, window, &corpus.load_summary().file, &mut failures)?;
+        progress.advance(window.len() as u64);
+        meta.loaded += window.len();
+        window.clear();
         if failures.is_empty() && last_record.elapsed() > Duration::from_secs(2) {
             write_meta(cluster, physical, meta)?;
             last_record = Instant::now();
         }
+        Ok(())
+    };
+    corpus.for_each_from(meta.loaded, &mut |d, origin| {
+        window.push((d.clone(), origin));
+        if window.len() == size {
+            send(&mut window, meta)?;
+        }
+        Ok(())
+    })?;
+    if !window.is_empty() {
+        send(&mut window, meta)?;
     }
     progress.finish();
     if !failures.is_empty() {
@@ -356,6 +307,84 @@ fn load(cluster: &Cluster, corpus: &dyn Documents, physical: &str, meta: &mut In
         return Err(Error::OpenSearchDocuments { index: physical.to_string(), failed: failures.len(), examples });
     }
     write_meta(cluster, physical, meta)
+}
+
+/// Sends one window of documents as `_bulk` creates, `concurrency` requests at a time; 429s on
+/// single documents (a full write queue) are sent again, other failures added to `failures`. A
+/// create refused because the id is there (409) is a copy an interrupted load already sent when
+/// the stored copy came from the same record, and a repeated id ([`Error::DuplicateId`]) otherwise.
+fn send_window(cluster: &Cluster, physical: &str, analyzer: &Analyzer, config: &LoadConfig, window: &[(Document, Option<Origin>)], file: &std::path::Path, failures: &mut Vec<(String, String)>) -> Result<()> {
+    let mut pending: Vec<&(Document, Option<Origin>)> = window.iter().collect();
+    let mut refused: Vec<(&str, Origin)> = Vec::new();
+    for attempt in 0..=cluster.config().retries {
+        if pending.is_empty() {
+            break;
+        }
+        if attempt > 0 {
+            std::thread::sleep(Duration::from_millis(200 << attempt.min(5)));
+        }
+        let requests = pending
+            .par_chunks(config.batch)
+            .map(|batch| {
+                let mut body = String::new();
+                for (d, origin) in batch {
+                    // `create`, not `index`: a resumed load re-sends the documents after its
+                    // last checkpoint, and re-indexing one would leave its first copy
+                    // soft-deleted, counted in the term statistics until a merge may drop it
+                    // — which OpenSearch defers while replicas' retention leases hold recent
+                    // operations (CI found 200 such copies left after the merges).
+                    body.push_str(&json!({ "create": { "_index": physical, "_id": d.id } }).to_string());
+                    body.push('\n');
+                    let mut doc = source(analyzer, d);
+                    if let Some(origin) = origin {
+                        doc["line"] = json!(origin.line);
+                        doc["offset"] = json!(origin.offset);
+                    }
+                    body.push_str(&doc.to_string());
+                    body.push('\n');
+                }
+                (Method::Post, "/_bulk".to_string(), Vec::new(), Body::NdJson(body))
+            })
+            .collect();
+        let answers = cluster.request_all(requests, "loading documents (_bulk)")?;
+        let mut again = Vec::new();
+        for ((status, value), batch) in answers.into_iter().zip(pending.chunks(config.batch)) {
+            if !status.is_success() {
+                return Err(cluster.error(status, &value, "loading documents (_bulk)"));
+            }
+            let items = value["items"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+            if items.len() != batch.len() {
+                return Err(Error::OpenSearch { action: "loading documents (_bulk)".into(), status: status.as_u16(), message: format!("{} answers for {} documents", items.len(), batch.len()) });
+            }
+            for (item, sent) in items.iter().zip(batch) {
+                let result = &item["create"];
+                match (result["status"].as_u64().unwrap_or(0), sent.1) {
+                    (200..=299, _) | (409, None) => {}
+                    (409, Some(origin)) => refused.push((&sent.0.id, origin)),
+                    (429, _) if attempt < cluster.config().retries => again.push(*sent),
+                    _ => failures.push((sent.0.id.clone(), super::client::reason(result))),
+                }
+            }
+        }
+        pending = again;
+    }
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<&str> = refused.iter().map(|(id, _)| *id).collect();
+    let action = "reading the stored copies of refused documents (_mget)";
+    let found = cluster.request(Method::Post, &format!("/{physical}/_mget"), &[("_source_includes", "line,offset".to_string())], Body::Json(json!({ "ids": ids })), action)?;
+    let docs = found["docs"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    if docs.len() != refused.len() {
+        return Err(Error::OpenSearch { action: action.into(), status: 200, message: format!("{} answers for {} ids", docs.len(), refused.len()) });
+    }
+    for (stored, (id, origin)) in docs.iter().zip(&refused) {
+        if stored["_source"]["offset"].as_u64() != Some(origin.offset) {
+            let other = stored["_source"]["line"].as_u64().map_or(0, |l| l as usize);
+            return Err(Error::DuplicateId { path: file.to_path_buf(), id: id.to_string(), first_line: other.min(origin.line), line: other.max(origin.line) });
+        }
+    }
+    Ok(())
 }
 
 /// Makes a loaded index searchable and exact: refresh, wait for every replica, merge away

@@ -67,8 +67,12 @@ pub use update::{update, RemoteChange, RemoteUpdateSummary};
 
 use sha2::{Digest, Sha256};
 
-/// Version of the layout above; an index of another version is refused.
-pub const LAYOUT_VERSION: u32 = 1;
+/// Version of the layout above, written by loads. Layout 2 added each document's `line`, which
+/// loads read and searches do not: searches and updates take [`READABLE_LAYOUTS`].
+pub const LAYOUT_VERSION: u32 = 2;
+
+/// The layouts searched and updated; an index of another is refused.
+pub const READABLE_LAYOUTS: std::ops::RangeInclusive<u32> = 1..=LAYOUT_VERSION;
 
 /// The `_meta` key quantir writes under.
 const META_KEY: &str = "quantir";

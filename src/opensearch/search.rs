@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::client::{reason, Body, Cluster};
 use super::ingest::{alias_targets, read_meta, IndexMeta};
-use super::{wire_term, LAYOUT_VERSION};
+use super::{wire_term, READABLE_LAYOUTS};
 use crate::analysis::{Analyzer, ANALYZER_NAME, ANALYZER_VERSION};
 use crate::error::{Error, Result};
 use crate::index::Bm25Params;
@@ -272,7 +272,9 @@ pub(crate) fn served(cluster: &Cluster) -> Result<(String, IndexMeta)> {
     };
     let meta = read_meta(cluster, &physical)?.ok_or_else(|| Error::OpenSearchIncompatible { index: alias.clone(), what: "its mapping", found: "without a _meta.quantir record".into(), supported: "an index built by `quantir index --backend opensearch`".into() })?;
     let check = |what, found: String, supported: String| if found == supported { Ok(()) } else { Err(Error::OpenSearchIncompatible { index: alias.clone(), what, found, supported }) };
-    check("the layout version", meta.layout_version.to_string(), LAYOUT_VERSION.to_string())?;
+    if !READABLE_LAYOUTS.contains(&meta.layout_version) {
+        return Err(Error::OpenSearchIncompatible { index: alias, what: "the layout version", found: meta.layout_version.to_string(), supported: format!("{} to {}", READABLE_LAYOUTS.start(), READABLE_LAYOUTS.end()) });
+    }
     check("the analyzer", meta.analyzer.clone(), ANALYZER_NAME.to_string())?;
     check("the analyzer version", meta.analyzer_version.to_string(), ANALYZER_VERSION.to_string())?;
     check("the load", if meta.complete { "complete" } else { "incomplete" }.to_string(), "complete".to_string())?;

@@ -162,3 +162,49 @@ fn a_corpus_read_twice_indexes_as_one_held_in_memory() {
     let err = scan.for_each_in(&[0, 1], &mut |_| Ok(())).unwrap_err().to_string();
     assert!(err.contains("c.jsonl") && err.contains("changed while it was being read"), "{err}");
 }
+
+/// A streamed corpus (the OpenSearch loader's input) hands over the documents `load_corpus`
+/// reads, in order, from any position — inside a batch of records, at one's edge, past the end —
+/// each with its record's line, and counts what it counts; it holds nothing per document. A file
+/// changed or grown between the passes is an error before any document of the changed batch.
+#[test]
+fn a_streamed_corpus_hands_over_the_documents_in_order_from_any_position() {
+    use quantir::corpus::{load_corpus, stream_corpus, Documents, Format, InOrder, LoadOptions};
+    let dir = tempfile::tempdir().unwrap();
+    // 20,000 records (more than two batches of 8,192), every 97th empty, every 5th undated.
+    let mut text = String::new();
+    for i in 0..20_000 {
+        let body = if i % 97 == 3 { String::new() } else { format!("inflation {i} percent") };
+        let date = if i % 5 == 0 { String::new() } else { format!(", \"date\": \"20{:02}-01-02\"", i % 24) };
+        text.push_str(&format!("{{\"id\": \"d{i}\", \"text\": \"{body}\"{date}}}\n"));
+    }
+    let corpus = write(dir.path(), "big.jsonl", &text);
+    let held = load_corpus(&corpus, Format::Auto).unwrap();
+    let stream = stream_corpus(&corpus, Format::Auto, &LoadOptions::default(), &quantir::io::NoProgress).unwrap();
+    assert_eq!(stream.count(), held.len());
+    let (a, b) = (stream.load_summary(), Documents::summary(&held));
+    assert_eq!((a.records, a.documents, a.undated, a.skipped_empty, a.no_date_field, &a.digest), (b.records, b.documents, b.undated, b.skipped_empty, b.no_date_field, &b.digest));
+    for start in [0, 1, 8_100, 8_107, 8_108, 16_000, held.len() - 1, held.len(), held.len() + 5] {
+        let mut got = Vec::new();
+        stream
+            .for_each_from(start, &mut |d, line| {
+                got.push((d.clone(), line.unwrap().line));
+                Ok(())
+            })
+            .unwrap();
+        let want: Vec<_> = held.documents.iter().skip(start).cloned().collect();
+        assert_eq!(got.iter().map(|(d, _)| d.clone()).collect::<Vec<_>>(), want, "from {start}");
+        // Line n holds document "d{n-1}".
+        assert!(got.iter().all(|(d, line)| d.id == format!("d{}", line - 1)), "from {start}");
+    }
+    // A record changed in the second batch: the first batch is handed over, the second is not.
+    std::fs::write(&corpus, text.replace("\"inflation 9000 percent\"", "\"inflation 9001 percent\"")).unwrap();
+    let mut handed = 0;
+    let err = stream.for_each_from(0, &mut |_, _| { handed += 1; Ok(()) }).unwrap_err().to_string();
+    assert!(err.contains("big.jsonl") && err.contains("changed while it was being read"), "{err}");
+    assert!(handed < 8_192, "{handed} documents handed over from a changed file");
+    // Grown by one record.
+    std::fs::write(&corpus, format!("{text}{{\"id\": \"late\", \"text\": \"new\"}}\n")).unwrap();
+    let err = stream.for_each_from(0, &mut |_, _| Ok(())).unwrap_err().to_string();
+    assert!(err.contains("changed while it was being read"), "{err}");
+}

@@ -618,6 +618,55 @@ fn refused_documents_are_reported_not_dropped() {
     delete_indexes("t-refused");
 }
 
+/// The loader streams its file and keeps no id, so the cluster tells a repeated id: a `create`
+/// refused for an id whose stored copy came from another line is the error a build gives, naming
+/// both lines — whether the repeat is in a later request or the same one, and whether its content
+/// differs or not — and the alias never names the partial index.
+#[test]
+fn a_repeated_id_in_a_streamed_corpus_names_both_lines() {
+    let _lock = serial();
+    let dir = tempfile::tempdir().unwrap();
+    for (repeat_line, content, alias) in [(2_900, "a different text", "t-repeat-far"), (9, "inflation 4 percent", "t-repeat-near")] {
+        delete_indexes(alias);
+        let mut text = String::new();
+        for i in 1..=3_000 {
+            let (id, body) = if i == repeat_line { (4, content.to_string()) } else { (i, format!("inflation {i} percent")) };
+            text.push_str(&format!("{{\"id\": \"d{id}\", \"text\": \"{body}\", \"date\": \"2020-01-01\"}}\n"));
+        }
+        let corpus = dir.path().join(format!("{alias}.jsonl"));
+        std::fs::write(&corpus, text).unwrap();
+        let output = Command::new(quantir())
+            .args(["index", "--corpus"])
+            .arg(&corpus)
+            .args(["--backend", "opensearch", "--opensearch-index", alias, "--opensearch-batch", "100", "--opensearch-concurrency", "1"])
+            .env("QUANTIR_OPENSEARCH_URL", urls())
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{alias} loaded with a repeated id");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(&format!("{alias}.jsonl:{repeat_line}: duplicate id \"d4\" (first at line 4)")), "{stderr}");
+        let (status, _) = http("GET", &format!("/_alias/{alias}"), None);
+        assert_eq!(status, 404, "no alias over a partial index");
+        delete_indexes(alias);
+    }
+    // QuanTemp++'s corpus.json on one line, as published: every record is on line 1, and the
+    // repeat is told by where its record starts.
+    delete_indexes("t-repeat-object");
+    let records: Vec<String> = (1..=3_000).map(|i| format!("\"{}\": {{\"title\": \"t\", \"snippet\": \"inflation {i} percent\", \"date\": \"2020-01-01\"}}", if i == 2_900 { 4 } else { i })).collect();
+    let corpus = dir.path().join("corpus.json");
+    std::fs::write(&corpus, format!("{{{}}}", records.join(", "))).unwrap();
+    let output = Command::new(quantir())
+        .args(["index", "--corpus"])
+        .arg(&corpus)
+        .args(["--backend", "opensearch", "--opensearch-index", "t-repeat-object", "--opensearch-batch", "100", "--opensearch-concurrency", "1"])
+        .env("QUANTIR_OPENSEARCH_URL", urls())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("corpus.json:1: duplicate id \"4\" (first at line 1)"), "{stderr}");
+    delete_indexes("t-repeat-object");
+}
+
 /// Issue 39: updates go to the live physical index as `_bulk` operations. Adds keep every run
 /// equal to the embedded index of the final corpus; deletes and replacements with `--expunge`
 /// too; without it the summary counts the deleted copies left. Feeding the same file again sends
