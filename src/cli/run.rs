@@ -41,6 +41,19 @@ pub struct RunArgs {
     /// Drop a hit whose id equals the query id (BEIR convention)
     #[arg(long)]
     remove_query: bool,
+    /// RM3 pseudo-relevance feedback on BM25 (Anserini's definition): each sub-query expanded
+    /// from its first pass's top documents under the claim's cutoff, then searched again
+    #[arg(long)]
+    rm3: bool,
+    /// RM3: feedback documents
+    #[arg(long, default_value_t = 10, requires = "rm3")]
+    rm3_fb_docs: usize,
+    /// RM3: feedback terms
+    #[arg(long, default_value_t = 10, requires = "rm3")]
+    rm3_fb_terms: usize,
+    /// RM3: the original query's weight, in [0, 1]
+    #[arg(long, default_value_t = 0.5, requires = "rm3")]
+    rm3_original_weight: f64,
     #[command(flatten)]
     cutoff: CutoffArgs,
     /// claim: each claim's own date is its cutoff; off: no cutoff (QuanTemp++'s "without
@@ -133,6 +146,7 @@ fn run_config(args: &RunArgs, bm25: Option<quantir::index::Bm25Params>) -> RunCo
         ann: args.ann,
         ef: args.ef,
         bm25_strategy: args.bm25_strategy,
+        feedback: args.rm3.then_some(quantir::retrieve::Rm3 { fb_docs: args.rm3_fb_docs, fb_terms: args.rm3_fb_terms, original_weight: args.rm3_original_weight }),
     }
 }
 

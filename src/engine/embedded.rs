@@ -214,7 +214,13 @@ fn retrieve_plan(index: &Index, bm25: &Bm25, claim: &Claim, plan: &Plan, dense: 
     for (j, subquery) in plan.subqueries.iter().enumerate() {
         let lexical = match config.retriever {
             Retriever::Dense => None,
-            Retriever::Bm25 | Retriever::Hybrid => Some(bm25.search(&subquery.text, &cutoff, depth, exclude, scratch)?.into_iter().map(|h| (h.rank, f64::from(h.score))).collect::<Vec<_>>()),
+            Retriever::Bm25 | Retriever::Hybrid => {
+                let hits = match &config.feedback {
+                    Some(rm3) => rm3.search(bm25, &subquery.text, &cutoff, depth, exclude, scratch)?.0,
+                    None => bm25.search(&subquery.text, &cutoff, depth, exclude, scratch)?,
+                };
+                Some(hits.into_iter().map(|h| (h.rank, f64::from(h.score))).collect::<Vec<_>>())
+            }
         };
         let semantic = dense.map(|d| d[j].clone());
         lists.push(match (lexical, semantic) {

@@ -59,6 +59,10 @@ pub struct RunConfig {
     /// How BM25 finds the top k (all give the same hits; speed only, not recorded in provenance).
     #[serde(skip)]
     pub bm25_strategy: Strategy,
+    /// Pseudo-relevance feedback on BM25's lists (each sub-query expanded from its own first
+    /// pass under the claim's cutoff); `None`: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<crate::retrieve::Rm3>,
 }
 
 impl Default for RunConfig {
@@ -74,6 +78,7 @@ impl Default for RunConfig {
             retriever: Retriever::Bm25,
             ann: Ann::Exact,
             ef: 256,
+            feedback: None,
             bm25_strategy: Strategy::default(),
         }
     }

@@ -97,10 +97,13 @@ impl Backend for RemoteIndex {
     }
 }
 
-/// What the cluster cannot do: dense retrieval, BM25 parameters other than its own.
+/// What the cluster cannot do: dense retrieval, feedback, BM25 parameters other than its own.
 fn check(index: &RemoteIndex, config: &RunConfig) -> Result<()> {
     if config.retriever != Retriever::Bm25 {
         return Err(Error::InvalidArgument { name: "--retriever", message: "the OpenSearch backend retrieves with BM25 only (the cluster holds no vectors)".into() });
+    }
+    if config.feedback.is_some() {
+        return Err(Error::InvalidArgument { name: "--rm3", message: "RM3 reads the feedback documents' terms from the embedded index; the OpenSearch backend does not expand queries".into() });
     }
     index.check_bm25(config.bm25)
 }

@@ -401,22 +401,61 @@ impl<'a> Bm25<'a> {
         });
         let mut terms = Vec::with_capacity(counted.len());
         for (text, count) in counted {
-            let term = self.index.term(&text);
-            let infos = self
-                .index
-                .segments()
-                .iter()
-                .map(|segment| segment.inverted.get_term_info(&term))
-                .collect::<std::io::Result<Vec<_>>>()
-                .map_err(|e| Error::io(self.index.path(), e))?;
-            // Documents deleted by an update are still in the postings but count nowhere.
-            let df = infos.iter().flatten().map(|info| u64::from(info.doc_freq)).sum::<u64>() - self.index.deletions().doc_freq(&text);
-            let df = df as f64;
-            if df > 0.0 {
-                terms.push(QueryTerm { text, weight: count as f32 * idf(n, df), count, infos, number: None });
+            let (infos, df) = self.look_up(&text)?;
+            if df > 0 {
+                terms.push(QueryTerm { text, weight: count as f32 * idf(n, df as f64), count, infos, number: None });
             }
         }
         Ok(terms)
+    }
+
+    /// A term's postings in each segment and its document frequency among the live documents
+    /// (documents deleted by an update are still in the postings but count nowhere).
+    fn look_up(&self, text: &str) -> Result<(Vec<Option<TermInfo>>, u64)> {
+        let term = self.index.term(text);
+        let infos = self
+            .index
+            .segments()
+            .iter()
+            .map(|segment| segment.inverted.get_term_info(&term))
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(|e| Error::io(self.index.path(), e))?;
+        let df = infos.iter().flatten().map(|info| u64::from(info.doc_freq)).sum::<u64>() - self.index.deletions().doc_freq(text);
+        Ok((infos, df))
+    }
+
+    /// The number of live documents holding the analysed term `text`.
+    pub fn doc_freq(&self, text: &str) -> Result<u64> {
+        Ok(self.look_up(text)?.1)
+    }
+
+    /// The index searched.
+    pub fn index(&self) -> &'a Index {
+        self.index
+    }
+
+    /// The analyser the index was built with.
+    pub fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// The top `k` documents for a query given as analysed terms with weights (an expanded
+    /// query: [`crate::retrieve::feedback`]): each document scores Σ weight · BM25(term), as
+    /// [`Bm25::search`] scores a term occurring `weight` times. Terms absent from the index, or
+    /// with a weight that is not positive, are left out.
+    pub fn search_weighted(&self, weighted: &[(String, f32)], cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<Hit>> {
+        let n = self.index.num_docs() as f64;
+        let mut terms = Vec::with_capacity(weighted.len());
+        for (text, weight) in weighted.iter().filter(|(_, w)| *w > 0.0) {
+            let (infos, df) = self.look_up(text)?;
+            if df > 0 {
+                // Not 1: a term occurring once would be scored from contributions computed for
+                // weight = idf (they are not used for terms without a number anyway).
+                terms.push(QueryTerm { text: text.clone(), weight: weight * idf(n, df as f64), count: 0, infos, number: None });
+            }
+        }
+        // Without decoded postings: the exhaustive scorer reads these terms from tantivy's.
+        self.search_terms(self.strategy, &terms, cutoff, k, exclude_rank, scratch)
     }
 
     /// The top `k` documents for `query` among those `cutoff` admits, best first (module doc of
@@ -430,13 +469,17 @@ impl<'a> Bm25<'a> {
     pub fn search_with(&self, strategy: Strategy, query: &str, cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<Hit>> {
         // The decoded postings serve the exhaustive scorer; the others seek in tantivy's.
         let terms = self.query_terms(query, strategy == Strategy::Exhaustive)?;
+        self.search_terms(strategy, &terms, cutoff, k, exclude_rank, scratch)
+    }
+
+    fn search_terms(&self, strategy: Strategy, terms: &[QueryTerm], cutoff: &Cutoff, k: usize, exclude_rank: Option<u32>, scratch: &mut Scratch) -> Result<Vec<Hit>> {
         if k == 0 || terms.is_empty() {
             return Ok(Vec::new());
         }
         let hits = match strategy {
-            Strategy::MaxScore => self.maxscore(&terms, cutoff, k, exclude_rank, scratch)?,
-            Strategy::Exhaustive => self.exhaustive(&terms, cutoff, k, exclude_rank, scratch)?,
-            Strategy::Pruned => self.pruned(&terms, cutoff, k, exclude_rank, scratch)?,
+            Strategy::MaxScore => self.maxscore(terms, cutoff, k, exclude_rank, scratch)?,
+            Strategy::Exhaustive => self.exhaustive(terms, cutoff, k, exclude_rank, scratch)?,
+            Strategy::Pruned => self.pruned(terms, cutoff, k, exclude_rank, scratch)?,
         };
         Ok(hits
             .into_iter()

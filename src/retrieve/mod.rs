@@ -16,10 +16,12 @@
 mod bm25;
 mod cutoff;
 pub mod dense;
+pub mod feedback;
 mod top_k;
 
 pub use bm25::{Bm25, Hit, Scratch, Strategy};
 pub use cutoff::{Cutoff, TemporalFilter, UndatedPolicy};
+pub use feedback::{Expansion, Rm3};
 pub use dense::{Ann, DenseQuery};
 
 /// Which retrieval runs per sub-query.

@@ -35,7 +35,7 @@ fn fixture() -> &'static Fixture {
 
 /// The reference rule, written from the spec and not from `Cutoff`: a dated document is admitted
 /// when its last possible day is before the cutoff's first day.
-fn admitted(date: Option<PubDate>, before: PubDate, undated: UndatedPolicy) -> bool {
+pub(crate) fn admitted(date: Option<PubDate>, before: PubDate, undated: UndatedPolicy) -> bool {
     match date {
         None => undated == UndatedPolicy::Include,
         Some(d) => d.last_day() < before.first_day(),

@@ -9,6 +9,7 @@ mod docs;
 pub mod dense;
 mod eval_oracle;
 mod experiment;
+mod feedback;
 mod formats;
 mod fuse_oracle;
 mod index_build;
