@@ -16,6 +16,7 @@ use super::args::{BackendArgs, Bm25Args, CutoffArgs, DenseArgs, FusionArgs, Plan
 use super::progress::Bar;
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("feedback").args(["rm3", "rocchio"])))]
 pub struct RunArgs {
     /// The index folder
     #[arg(long, value_name = "DIR")]
@@ -43,17 +44,26 @@ pub struct RunArgs {
     remove_query: bool,
     /// RM3 pseudo-relevance feedback on BM25 (Anserini's definition): each sub-query expanded
     /// from its first pass's top documents under the claim's cutoff, then searched again
-    #[arg(long)]
+    #[arg(long, conflicts_with = "rocchio")]
     rm3: bool,
-    /// RM3: feedback documents
-    #[arg(long, default_value_t = 10, requires = "rm3")]
-    rm3_fb_docs: usize,
-    /// RM3: feedback terms
-    #[arg(long, default_value_t = 10, requires = "rm3")]
-    rm3_fb_terms: usize,
+    /// Rocchio pseudo-relevance feedback on BM25 (Anserini's definition), as --rm3 does
+    #[arg(long)]
+    rocchio: bool,
+    /// Feedback (--rm3, --rocchio): documents read from the first pass
+    #[arg(long, default_value_t = 10, requires = "feedback")]
+    fb_docs: usize,
+    /// Feedback (--rm3, --rocchio): terms kept
+    #[arg(long, default_value_t = 10, requires = "feedback")]
+    fb_terms: usize,
     /// RM3: the original query's weight, in [0, 1]
     #[arg(long, default_value_t = 0.5, requires = "rm3")]
     rm3_original_weight: f64,
+    /// Rocchio: the original query's weight (alpha)
+    #[arg(long, default_value_t = 1.0, requires = "rocchio")]
+    rocchio_alpha: f64,
+    /// Rocchio: the feedback documents' weight (beta)
+    #[arg(long, default_value_t = 0.75, requires = "rocchio")]
+    rocchio_beta: f64,
     #[command(flatten)]
     cutoff: CutoffArgs,
     /// claim: each claim's own date is its cutoff; off: no cutoff (QuanTemp++'s "without
@@ -146,7 +156,18 @@ fn run_config(args: &RunArgs, bm25: Option<quantir::index::Bm25Params>) -> RunCo
         ann: args.ann,
         ef: args.ef,
         bm25_strategy: args.bm25_strategy,
-        feedback: args.rm3.then_some(quantir::retrieve::Rm3 { fb_docs: args.rm3_fb_docs, fb_terms: args.rm3_fb_terms, original_weight: args.rm3_original_weight }),
+        feedback: feedback(args),
+    }
+}
+
+/// The feedback the flags ask for.
+fn feedback(args: &RunArgs) -> Option<quantir::retrieve::Feedback> {
+    use quantir::retrieve::{Feedback, Rm3, Rocchio};
+    let (fb_docs, fb_terms) = (args.fb_docs, args.fb_terms);
+    match (args.rm3, args.rocchio) {
+        (true, _) => Some(Feedback::Rm3(Rm3 { fb_docs, fb_terms, original_weight: args.rm3_original_weight })),
+        (_, true) => Some(Feedback::Rocchio(Rocchio { fb_docs, fb_terms, alpha: args.rocchio_alpha, beta: args.rocchio_beta })),
+        _ => None,
     }
 }
 

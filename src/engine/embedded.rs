@@ -216,7 +216,7 @@ fn retrieve_plan(index: &Index, bm25: &Bm25, claim: &Claim, plan: &Plan, dense: 
             Retriever::Dense => None,
             Retriever::Bm25 | Retriever::Hybrid => {
                 let hits = match &config.feedback {
-                    Some(rm3) => rm3.search(bm25, &subquery.text, &cutoff, depth, exclude, scratch)?.0,
+                    Some(feedback) => feedback.search(bm25, &subquery.text, &cutoff, depth, exclude, scratch)?.0,
                     None => bm25.search(&subquery.text, &cutoff, depth, exclude, scratch)?,
                 };
                 Some(hits.into_iter().map(|h| (h.rank, f64::from(h.score))).collect::<Vec<_>>())

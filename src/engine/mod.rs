@@ -62,7 +62,7 @@ pub struct RunConfig {
     /// Pseudo-relevance feedback on BM25's lists (each sub-query expanded from its own first
     /// pass under the claim's cutoff); `None`: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub feedback: Option<crate::retrieve::Rm3>,
+    pub feedback: Option<crate::retrieve::Feedback>,
 }
 
 impl Default for RunConfig {

@@ -103,7 +103,7 @@ fn check(index: &RemoteIndex, config: &RunConfig) -> Result<()> {
         return Err(Error::InvalidArgument { name: "--retriever", message: "the OpenSearch backend retrieves with BM25 only (the cluster holds no vectors)".into() });
     }
     if config.feedback.is_some() {
-        return Err(Error::InvalidArgument { name: "--rm3", message: "RM3 reads the feedback documents' terms from the embedded index; the OpenSearch backend does not expand queries".into() });
+        return Err(Error::InvalidArgument { name: "--rm3/--rocchio", message: "feedback reads the feedback documents' terms from the embedded index; the OpenSearch backend does not expand queries".into() });
     }
     index.check_bm25(config.bm25)
 }

@@ -21,7 +21,7 @@ mod top_k;
 
 pub use bm25::{Bm25, Hit, Scratch, Strategy};
 pub use cutoff::{Cutoff, TemporalFilter, UndatedPolicy};
-pub use feedback::{Expansion, Rm3};
+pub use feedback::{Expansion, Feedback, Rm3, Rocchio};
 pub use dense::{Ann, DenseQuery};
 
 /// Which retrieval runs per sub-query.
