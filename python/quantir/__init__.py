@@ -13,10 +13,11 @@ accepted wherever a run or qrels is, and converted back with ``to_ranx_run``/``t
     quantir.evaluate("data/scifact/qrels/test.tsv", run, ["ndcg_cut.10", "recall.100"])
 """
 
-from ._quantir import Hit, Index, OpenSearchIndex, QuantirError, Verifier, __version__, compare, evaluate, fuse, read_qrels, read_run, score
+from ._quantir import ClaimSearch, Hit, Index, OpenSearchIndex, QuantirError, Verifier, __version__, compare, evaluate, fuse, read_qrels, read_run, score
 from ._convert import from_dataframe, to_dataframe, to_ranx_qrels, to_ranx_run
 
 __all__ = [
+    "ClaimSearch",
     "Hit",
     "Index",
     "OpenSearchIndex",

@@ -14,6 +14,9 @@ RunLike = Union[PathLike, Mapping[str, Mapping[str, float]], Any]  # also ranx.R
 QrelsLike = Union[PathLike, Mapping[str, Mapping[str, int]], Any]  # also ranx.Qrels, pandas.DataFrame
 ClaimsLike = Union[PathLike, Sequence[Union[str, Mapping[str, Any]]], Any]  # also pandas.DataFrame
 Progress = Union[None, bool, Callable[[str, int, Optional[int]], Any]]
+# A planner written in Python: plan(claim, search) -> sub-queries (or rounds of them); `claim` is
+# {"id", "text", "date"}, `search` a ClaimSearch under that claim's cutoff.
+PlanCallable = Callable[[Dict[str, Any], "ClaimSearch"], Sequence[Union[str, Sequence[str]]]]
 
 class QuantirError(ValueError):
     """An input quantir cannot use: a malformed file (file:line:col and field), a duplicate id,
@@ -29,6 +32,13 @@ class Hit:
     text: str
     url: Optional[str]
     def to_dict(self) -> Dict[str, Any]: ...
+
+class ClaimSearch:
+    """BM25 over the run's index under one claim's cutoff: what a Python planner is handed."""
+
+    before: Optional[str]
+    def __call__(self, query: str, k: int = 10) -> List[Hit]:
+        """The top k documents for `query` published strictly before the claim's cutoff."""
 
 class Index:
     """A quantir index (BM25 over the numeric-aware analyzer, optional dense vectors,
@@ -107,7 +117,7 @@ class Index:
         self,
         claims: ClaimsLike,
         *,
-        plan: str = "claim-only",
+        plan: Union[str, PlanCallable, None] = None,
         fusion: str = "combmax-norm",
         norm: Optional[str] = None,
         constant: str = "zero",
@@ -137,7 +147,11 @@ class Index:
         threads: int = 0,
         progress: Progress = None,
     ) -> Run:
-        """Runs claims as `quantir run` does (each cut off at its own date) into {qid: {docid: score}}."""
+        """Runs claims as `quantir run` does (each cut off at its own date) into {qid: {docid: score}}.
+
+        `plan` is a planner's name as `--plan` takes it (None: "claim-only") or a callable
+        plan(claim, search) returning the claim's sub-queries (a list of str, or of lists of str
+        for rounds), called once per claim in order; `search` is limited to that claim's cutoff."""
 
 class OpenSearchIndex:
     """A quantir index on an OpenSearch cluster: the embedded index's BM25 scores, exact cutoff,
@@ -178,7 +192,7 @@ class OpenSearchIndex:
         self,
         claims: ClaimsLike,
         *,
-        plan: str = "claim-only",
+        plan: Union[str, PlanCallable, None] = None,
         fusion: str = "combmax-norm",
         norm: Optional[str] = None,
         constant: str = "zero",

@@ -14,11 +14,12 @@ use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
 use quantir::index::dense::models::serves_vectors_of;
 use quantir::index::{add_from_path, build_from_path, check_target, compact, delete, update, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig, Live, MergePolicy, UpdateConfig, UpdateSummary};
-use quantir::plan::{planner_for, LlmConfig, MmrConfig, PlanSpec};
+use quantir::plan::{planner_for, with_mmr, Listed, LlmConfig, MmrConfig};
 use quantir::retrieve::{Cutoff, Retriever};
 
 use crate::convert::{choice, maybe_choice, pub_date, DocumentsArg};
 use crate::errors::OrRaise;
+use crate::planning::{plan_in_python, PlanArg};
 use crate::progress::PyProgress;
 
 /// What the model search reads from this process: the same variables as the CLI, and the
@@ -366,7 +367,7 @@ impl Index {
     /// pytrec_eval and ranx read. `claims` is a path, a list of dicts (`id`, `text`, `date`), a
     /// list of strings or a DataFrame. Arguments have the CLI flags' names and defaults.
     #[pyo3(signature = (
-        claims, *, plan="claim-only", fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
+        claims, *, plan=None, fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
         retriever="bm25", hybrid_fusion="combsum", hybrid_norm=None, k=1000, depth=quantir::ranges::DEFAULT_DEPTH, before=None, undated="exclude",
         temporal_filter="claim", remove_query=false, k1=None, b=None, ann="exact", ef=256, mmr=false, mmr_beta=0.8,
         mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None, format="auto", threads=0,
@@ -377,7 +378,7 @@ impl Index {
         &self,
         py: Python<'py>,
         claims: &Bound<'py, PyAny>,
-        plan: &str,
+        plan: Option<&Bound<'py, PyAny>>,
         fusion: &str,
         norm: Option<&str>,
         constant: &str,
@@ -411,7 +412,7 @@ impl Index {
         // The whole run is answered from one generation.
         let index = py.detach(|| self.live.get());
         let setup = RunSetup::new(
-            claims, plan, fusion, norm, constant, rrf_k, weights, retriever, hybrid_fusion, hybrid_norm, k, depth, before, undated, temporal_filter, remove_query,
+            claims, plan, index.clone(), fusion, norm, constant, rrf_k, weights, retriever, hybrid_fusion, hybrid_norm, k, depth, before, undated, temporal_filter, remove_query,
             index.manifest().bm25.over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, threads,
             |needs| if needs { self.encoder(py, &index) } else { Ok(None) },
         )?;
@@ -443,7 +444,8 @@ impl RunSetup {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new<'py>(
         claims: &Bound<'py, PyAny>,
-        plan: &str,
+        plan: Option<&Bound<'py, PyAny>>,
+        backend: Arc<dyn Backend>,
         fusion: &str,
         norm: Option<&str>,
         constant: &str,
@@ -472,8 +474,8 @@ impl RunSetup {
         threads: usize,
         encoder: impl FnOnce(bool) -> PyResult<Option<Arc<Encoder>>>,
     ) -> PyResult<RunSetup> {
-        let claims = crate::convert::claims(claims, choice("format", format)?)?;
-        let spec: PlanSpec = plan.parse().map_err(|e: String| PyValueError::new_err(format!("plan={plan:?}: {e}")))?;
+        let claims_list = crate::convert::claims(claims, choice("format", format)?)?;
+        let plan = PlanArg::from_arg(plan)?;
         let mmr = mmr.then_some(MmrConfig { beta: mmr_beta, threshold: mmr_threshold, similarity: choice("mmr_similarity", mmr_similarity)? });
         let needs_encoder = retriever != Retriever::Bm25 || mmr.is_some_and(|m| m.similarity == quantir::plan::MmrSimilarity::Dense);
         let encoder = encoder(needs_encoder)?;
@@ -481,7 +483,6 @@ impl RunSetup {
             (Some(url), Some(model)) => Some(LlmConfig { api_key: llm_key.or_else(|| std::env::var("OPENAI_API_KEY").ok()), ..LlmConfig::new(url, model) }),
             _ => None,
         };
-        let planner = planner_for(&spec, mmr, llm, encoder.clone()).or_raise()?;
         let config = RunConfig {
             k,
             bm25,
@@ -495,10 +496,17 @@ impl RunSetup {
             ef,
             ..RunConfig::default()
         };
+        let planner = match plan {
+            PlanArg::Spec(spec) => planner_for(&spec, mmr, llm, encoder.clone()).or_raise()?,
+            PlanArg::Callable(callable) => {
+                let queries = plan_in_python(claims.py(), &callable, &claims_list, &config, backend)?;
+                with_mmr(Box::new(Listed { queries, origin: crate::planning::ORIGIN }), mmr, encoder.clone()).or_raise()?
+            }
+        };
         let fusion = FusionConfig { method: choice::<Method>("fusion", fusion)?, norm: maybe_choice("norm", norm)?, constant: choice("constant", constant)?, rrf_k, weights: weights.unwrap_or_default() };
         let hybrid = hybrid_fusion_config(hybrid_fusion, hybrid_norm)?;
         let plan_config = PlanRunConfig { depth, fusion, hybrid };
-        Ok(RunSetup { claims, planner, config, plan_config, encoder })
+        Ok(RunSetup { claims: claims_list, planner, config, plan_config, encoder })
     }
 }
 

@@ -14,6 +14,7 @@ mod errors;
 mod eval;
 mod index;
 mod opensearch;
+mod planning;
 mod progress;
 mod verify;
 
@@ -24,6 +25,7 @@ fn _quantir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("QuantirError", m.py().get_type::<errors::QuantirError>())?;
     m.add_class::<index::Index>()?;
     m.add_class::<index::Hit>()?;
+    m.add_class::<planning::ClaimSearch>()?;
     m.add_class::<opensearch::OpenSearchIndex>()?;
     m.add_class::<verify::Verifier>()?;
     m.add_function(wrap_pyfunction!(eval::evaluate, m)?)?;

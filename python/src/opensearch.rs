@@ -1,6 +1,7 @@
 //! `quantir.OpenSearchIndex`: the OpenSearch backend from Python, with `Index`'s methods.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -39,7 +40,7 @@ fn cluster_config(urls: &Bound<'_, PyAny>, index: &str, user: Option<String>, pa
 /// `OpenSearchIndex(urls, index)`, load one with `OpenSearchIndex.build(corpus, urls, index)`.
 #[pyclass(frozen, module = "quantir._quantir")]
 pub struct OpenSearchIndex {
-    remote: RemoteIndex,
+    remote: Arc<RemoteIndex>,
 }
 
 #[pymethods]
@@ -54,7 +55,7 @@ impl OpenSearchIndex {
     fn new(py: Python<'_>, urls: &Bound<'_, PyAny>, index: &str, user: Option<String>, password: Option<String>, ca_certificate: Option<PathBuf>, insecure: bool, concurrency: usize) -> PyResult<Self> {
         let config = cluster_config(urls, index, user, password, ca_certificate, insecure, concurrency)?;
         let remote = py.detach(|| Cluster::connect(config).and_then(RemoteIndex::open)).or_raise()?;
-        Ok(OpenSearchIndex { remote })
+        Ok(OpenSearchIndex { remote: Arc::new(remote) })
     }
 
     /// Loads `corpus` into the cluster as `quantir index --backend opensearch` does (BM25's `k1`
@@ -143,7 +144,7 @@ impl OpenSearchIndex {
     /// As `Index.run`, over the cluster: `{claim id: {doc id: score}}`, the same scores and
     /// order the embedded index gives. BM25 only.
     #[pyo3(signature = (
-        claims, *, plan="claim-only", fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
+        claims, *, plan=None, fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
         k=1000, depth=quantir::ranges::DEFAULT_DEPTH, before=None, undated="exclude", temporal_filter="claim", remove_query=false, k1=None, b=None,
         mmr=false, mmr_beta=0.8, mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None,
         format="auto", progress=None
@@ -153,7 +154,7 @@ impl OpenSearchIndex {
         &self,
         py: Python<'py>,
         claims: &Bound<'py, PyAny>,
-        plan: &str,
+        plan: Option<&Bound<'py, PyAny>>,
         fusion: &str,
         norm: Option<&str>,
         constant: &str,
@@ -178,7 +179,7 @@ impl OpenSearchIndex {
         progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let setup = RunSetup::new(
-            claims, plan, fusion, norm, constant, rrf_k, weights, Retriever::Bm25, "combsum", None, k, depth, before, undated, temporal_filter, remove_query,
+            claims, plan, self.remote.clone(), fusion, norm, constant, rrf_k, weights, Retriever::Bm25, "combsum", None, k, depth, before, undated, temporal_filter, remove_query,
             self.remote.bm25().over(k1, b), "exact", 256, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, 0,
             |needed| if needed { Err(PyValueError::new_err("mmr_similarity=\"dense\" needs the dense encoder, which an OpenSearch index does not hold; use \"lexical\"")) } else { Ok(None) },
         )?;

@@ -27,7 +27,7 @@ pub use files::read_plan_file;
 pub use llm::{check_url, unfenced, ChatClient, LlmConfig, LlmPlanner, LlmStats, CONNECT_TIMEOUT, MAX_BACKOFF};
 pub use mmr::{lexical_similarity, mentions_fact_checking, mmr_filter, mmr_filter_dense, MmrConfig, MmrSimilarity};
 pub use numeric::{numeric_subqueries, MAX_SUBQUERIES, MAX_TIMES};
-pub use planners::{planner_for, ClaimOnly, Filtered, FromFile, Numeric};
+pub use planners::{planner_for, with_mmr, ClaimOnly, Filtered, Listed, Numeric};
 
 use crate::corpus::Claim;
 use crate::error::Result;
@@ -44,6 +44,8 @@ pub enum Origin {
     Numeric,
     /// The LLM planner.
     Llm,
+    /// A caller's own planner (a Python callable, `Index.run(claims, plan=callable)`).
+    Callable,
 }
 
 /// One sub-query.

@@ -1,5 +1,5 @@
-//! The planners behind [`PlanSpec`](super::PlanSpec): claim-only, numeric, from a file, MMR-filtered,
-//! and [`planner_for`], which builds the one a spec names.
+//! The planners behind [`PlanSpec`](super::PlanSpec): claim-only, numeric, listed (from a file or a
+//! caller), MMR-filtered, and [`planner_for`], which builds the one a spec names.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -32,16 +32,19 @@ impl Planner for Numeric {
     }
 }
 
-/// `file:…`: the queries a decomposition file holds for each claim id.
-#[derive(Debug, Clone, Default)]
-pub struct FromFile {
-    /// Claim id → queries.
+/// Sub-queries written before the run, by claim id: a decomposition file's (`file:…`, origin
+/// [`Origin::File`]) or a caller's own planner's (a Python callable, [`Origin::Callable`]).
+#[derive(Debug, Clone)]
+pub struct Listed {
+    /// Claim id → queries, in order.
     pub queries: HashMap<String, Vec<String>>,
+    /// Where they came from.
+    pub origin: Origin,
 }
 
-impl Planner for FromFile {
+impl Planner for Listed {
     fn plan(&self, claim: &Claim) -> Result<Plan> {
-        let candidates = self.queries.get(&claim.id).into_iter().flatten().map(|q| SubQuery { text: q.clone(), origin: Origin::File }).collect();
+        let candidates = self.queries.get(&claim.id).into_iter().flatten().map(|q| SubQuery { text: q.clone(), origin: self.origin }).collect();
         Ok(Plan::from_candidates(claim, candidates))
     }
 }
@@ -82,7 +85,7 @@ pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfi
     let inner: Box<dyn Planner> = match spec {
         PlanSpec::ClaimOnly => Box::new(ClaimOnly),
         PlanSpec::Numeric => Box::new(Numeric),
-        PlanSpec::File { path, field } => Box::new(FromFile { queries: read_plan_file(path, *field)? }),
+        PlanSpec::File { path, field } => Box::new(Listed { queries: read_plan_file(path, *field)?, origin: Origin::File }),
         PlanSpec::Llm(style) => {
             let config = llm.ok_or_else(|| crate::Error::InvalidArgument {
                 name: "--plan",
@@ -91,6 +94,12 @@ pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfi
             Box::new(LlmPlanner::new(LlmConfig { style: *style, ..config })?)
         }
     };
+    with_mmr(inner, mmr, encoder)
+}
+
+/// `inner`, with MMR filtering after it when `mmr` is given (its parameters checked against their
+/// ranges).
+pub fn with_mmr(inner: Box<dyn Planner>, mmr: Option<MmrConfig>, encoder: Option<Arc<Encoder>>) -> Result<Box<dyn Planner>> {
     Ok(match mmr {
         Some(mmr) => {
             crate::ranges::MMR_BETA.check(mmr.beta)?;

@@ -1,0 +1,142 @@
+//! Planners written in Python: `Index.run(claims, plan=callable)`.
+//!
+//! The callable is called once per claim, in claim order, as `plan(claim, search)`: `claim` is a
+//! dict (`id`, `text`, `date` as normalised at load, or `None`) and `search(query, k=10)` returns
+//! the top `k` [`Hit`]s for `query` under *that claim's* cutoff — the cutoff the run itself
+//! applies, so a planner that reads evidence can read nothing the claim may not see. It returns
+//! the claim's sub-queries: a list of str, or a list of such lists (rounds, taken in order). The
+//! rest — retrieval of every sub-query, fusion, the run — is the library's, as for a `--plan`
+//! spec: the sub-queries become a [`Listed`] planner with [`Origin::Callable`], and go through
+//! the same repeat and fact-checking filters and the same MMR.
+//!
+//! An exception raised inside the callable surfaces as a `RuntimeError` naming the claim's id,
+//! with the original exception as its `__cause__`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use quantir::corpus::Claim;
+use quantir::engine::{Backend, RunConfig};
+use quantir::index::Bm25Params;
+use quantir::plan::{Origin, PlanSpec};
+use quantir::retrieve::Cutoff;
+
+use crate::errors::OrRaise;
+use crate::index::Hit;
+
+/// `plan=`: a planner spec as the CLI writes it, or a Python callable.
+pub(crate) enum PlanArg {
+    /// `"claim-only"`, `"numeric"`, `"file:…"`, `"llm:…"`.
+    Spec(PlanSpec),
+    /// `plan(claim, search) -> list[str]`.
+    Callable(Py<PyAny>),
+}
+
+impl PlanArg {
+    /// `None` is `"claim-only"`.
+    pub(crate) fn from_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<PlanArg> {
+        let Some(value) = value else { return Ok(PlanArg::Spec(PlanSpec::ClaimOnly)) };
+        if let Ok(text) = value.cast::<PyString>() {
+            let text = text.to_cow()?;
+            return text.parse().map(PlanArg::Spec).map_err(|e: String| PyValueError::new_err(format!("plan={text:?}: {e}")));
+        }
+        if value.is_callable() {
+            return Ok(PlanArg::Callable(value.clone().unbind()));
+        }
+        Err(PyTypeError::new_err(format!("plan: expected a planner name (\"claim-only\", \"numeric\", \"file:PATH\", \"llm:STYLE\") or a callable plan(claim, search) -> list[str], found {}", value.get_type().name()?)))
+    }
+}
+
+/// The search a Python planner is handed for one claim: BM25 over the run's index, under that
+/// claim's cutoff, with the run's BM25 parameters (and without the claim's own id under
+/// `remove_query`).
+#[pyclass(frozen, module = "quantir._quantir")]
+pub struct ClaimSearch {
+    backend: Arc<dyn Backend>,
+    cutoff: Cutoff,
+    bm25: Option<Bm25Params>,
+    /// The claim's id, left out of the hits (`remove_query=True`).
+    exclude: Option<String>,
+}
+
+#[pymethods]
+impl ClaimSearch {
+    /// The top `k` documents for `query` published before the claim's cutoff.
+    #[pyo3(signature = (query, k=10))]
+    fn __call__(&self, py: Python<'_>, query: &str, k: usize) -> PyResult<Vec<Hit>> {
+        let wanted = k + usize::from(self.exclude.is_some());
+        let hits = py.detach(|| self.backend.search(query, &self.cutoff, wanted, self.bm25)).or_raise()?;
+        Ok(hits.into_iter().filter(|h| Some(&h.id) != self.exclude.as_ref()).take(k).map(Hit::from).collect())
+    }
+
+    /// The cutoff's date (documents must be published strictly before it), or `None`.
+    #[getter]
+    fn before(&self) -> Option<String> {
+        self.cutoff.before.map(|d| d.to_string())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ClaimSearch(before={:?})", self.before())
+    }
+}
+
+/// Calls `callable` for every claim, in order, and returns claim id → sub-queries.
+pub(crate) fn plan_in_python(py: Python<'_>, callable: &Py<PyAny>, claims: &[Claim], config: &RunConfig, backend: Arc<dyn Backend>) -> PyResult<HashMap<String, Vec<String>>> {
+    let mut out = HashMap::with_capacity(claims.len());
+    for claim in claims {
+        let dict = PyDict::new(py);
+        dict.set_item("id", &claim.id)?;
+        dict.set_item("text", &claim.text)?;
+        dict.set_item("date", claim.date.map(|d| d.to_string()))?;
+        let search = ClaimSearch {
+            backend: backend.clone(),
+            cutoff: config.cutoff_for(claim),
+            bm25: config.bm25,
+            exclude: config.remove_query.then(|| claim.id.clone()),
+        };
+        let returned = callable.bind(py).call1((dict, Py::new(py, search)?)).map_err(|cause| {
+            let error = PyRuntimeError::new_err(format!("plan callable raised on claim {:?}: {cause}", claim.id));
+            error.set_cause(py, Some(cause));
+            error
+        })?;
+        out.insert(claim.id.clone(), subqueries(&claim.id, &returned)?);
+    }
+    Ok(out)
+}
+
+/// A callable's answer: a list (or tuple) of str, or of lists of str (rounds, in order).
+fn subqueries(id: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let wrong = |found: &Bound<'_, PyAny>| -> PyErr {
+        let name = found.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        PyTypeError::new_err(format!("plan callable returned {name} for claim {id:?}: expected a list of str (sub-queries) or a list of lists of str (rounds)"))
+    };
+    let mut out = Vec::new();
+    for item in items(value).ok_or_else(|| wrong(value))? {
+        if let Ok(text) = item.cast::<PyString>() {
+            out.push(text.to_cow()?.into_owned());
+            continue;
+        }
+        for inner in items(&item).ok_or_else(|| wrong(&item))? {
+            out.push(inner.cast::<PyString>().map_err(|_| wrong(&inner))?.to_cow()?.into_owned());
+        }
+    }
+    Ok(out)
+}
+
+/// The items of a list or tuple; `None` for anything else (a str included).
+fn items<'py>(value: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyAny>>> {
+    if let Ok(list) = value.cast::<PyList>() {
+        Some(list.iter().collect())
+    } else if let Ok(tuple) = value.cast::<PyTuple>() {
+        Some(tuple.iter().collect())
+    } else {
+        None
+    }
+}
+
+/// The origin the library records for a Python planner's sub-queries.
+pub(crate) const ORIGIN: Origin = Origin::Callable;
