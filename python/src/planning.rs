@@ -20,10 +20,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use quantir::corpus::Claim;
-use quantir::engine::{Backend, RunConfig};
-use quantir::index::Bm25Params;
+use quantir::engine::{search_for_claim, Backend, RunConfig};
 use quantir::plan::{Origin, PlanSpec};
-use quantir::retrieve::Cutoff;
 
 use crate::errors::OrRaise;
 use crate::index::Hit;
@@ -57,10 +55,8 @@ impl PlanArg {
 #[pyclass(frozen, module = "quantir._quantir")]
 pub struct ClaimSearch {
     backend: Arc<dyn Backend>,
-    cutoff: Cutoff,
-    bm25: Option<Bm25Params>,
-    /// The claim's id, left out of the hits (`remove_query=True`).
-    exclude: Option<String>,
+    claim: Claim,
+    config: RunConfig,
 }
 
 #[pymethods]
@@ -68,15 +64,14 @@ impl ClaimSearch {
     /// The top `k` documents for `query` published before the claim's cutoff.
     #[pyo3(signature = (query, k=10))]
     fn __call__(&self, py: Python<'_>, query: &str, k: usize) -> PyResult<Vec<Hit>> {
-        let wanted = k + usize::from(self.exclude.is_some());
-        let hits = py.detach(|| self.backend.search(query, &self.cutoff, wanted, self.bm25)).or_raise()?;
-        Ok(hits.into_iter().filter(|h| Some(&h.id) != self.exclude.as_ref()).take(k).map(Hit::from).collect())
+        let hits = py.detach(|| search_for_claim(self.backend.as_ref(), &self.claim, &self.config, query, k)).or_raise()?;
+        Ok(hits.into_iter().map(Hit::from).collect())
     }
 
     /// The cutoff's date (documents must be published strictly before it), or `None`.
     #[getter]
     fn before(&self) -> Option<String> {
-        self.cutoff.before.map(|d| d.to_string())
+        self.config.cutoff_for(&self.claim).before.map(|d| d.to_string())
     }
 
     fn __repr__(&self) -> String {
@@ -92,12 +87,7 @@ pub(crate) fn plan_in_python(py: Python<'_>, callable: &Py<PyAny>, claims: &[Cla
         dict.set_item("id", &claim.id)?;
         dict.set_item("text", &claim.text)?;
         dict.set_item("date", claim.date.map(|d| d.to_string()))?;
-        let search = ClaimSearch {
-            backend: backend.clone(),
-            cutoff: config.cutoff_for(claim),
-            bm25: config.bm25,
-            exclude: config.remove_query.then(|| claim.id.clone()),
-        };
+        let search = ClaimSearch { backend: backend.clone(), claim: claim.clone(), config: *config };
         let returned = callable.bind(py).call1((dict, Py::new(py, search)?)).map_err(|cause| {
             let error = PyRuntimeError::new_err(format!("plan callable raised on claim {:?}: {cause}", claim.id));
             error.set_cause(py, Some(cause));

@@ -116,7 +116,7 @@ impl FusionArgs {
 /// `--plan` and what it needs: MMR filtering and the LLM connection.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// Planner: claim-only, numeric, file:PATH[:claimdecomp|pgmfc|fcdecomp], llm:fcdecomp|claimdecomp|pgmfc
+    /// Planner: claim-only, numeric, iterative (the claim, then the claim rewritten from the evidence it finds before its date), file:PATH[:claimdecomp|pgmfc|fcdecomp], llm:fcdecomp|claimdecomp|pgmfc|iterative
     #[arg(long, default_value = "claim-only", value_parser = parse_plan)]
     pub plan: PlanSpec,
     /// Filter sub-queries with MMR (relevance to the claim against redundancy)

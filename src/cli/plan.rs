@@ -37,7 +37,7 @@ pub fn run(args: PlanCommand) -> anyhow::Result<()> {
     let claims = load_claims(&args.claims, args.format, None)?;
     let encoder = if args.plan.needs_encoder() { args.dense.encoder(None)?.map(std::sync::Arc::new) } else { None };
     let planner = args.plan.planner(encoder)?;
-    let plans = claims.iter().map(|c| planner.plan(c)).collect::<Result<Vec<_>, _>>()?;
+    let plans = claims.iter().map(|c| planner.plan(c, &quantir::plan::NoLookup)).collect::<Result<Vec<_>, _>>()?;
     let lines: Vec<Line> = claims
         .iter()
         .zip(&plans)

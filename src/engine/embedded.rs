@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::{fuse_plan, found_by, in_pool, list_depth, plan_all, validate, About, Backend, BackendKind, Generation, IndexRef, ClaimEvidence, Evidence, EvidenceHit, ExplainedHit, Explanation, Lists, RankedHits, RunOutput, RunRequest, RunSummary};
+use super::{ClaimLookup, fuse_plan, found_by, in_pool, list_depth, plan_all, validate, About, Backend, BackendKind, Generation, IndexRef, ClaimEvidence, Evidence, EvidenceHit, ExplainedHit, Explanation, Lists, RankedHits, RunOutput, RunRequest, RunSummary};
 use crate::corpus::Claim;
 use crate::error::{Error, Result};
 use crate::fuse::fuse_query;
@@ -57,7 +57,7 @@ impl Backend for Index {
     fn evidence(&self, claim: &Claim, request: &RunRequest<'_>) -> Result<ClaimEvidence> {
         let RunRequest { planner, config, plan: plan_config, .. } = *request;
         config.validate(plan_config)?;
-        let plan = planner.plan(claim)?;
+        let plan = planner.plan(claim, &ClaimLookup { backend: self, claim, config })?;
         validate(&plan, config, plan_config)?;
         let bm25 = Bm25::new(self, config.bm25)?.with_strategy(config.bm25_strategy);
         let plans = std::slice::from_ref(&plan);
@@ -133,7 +133,7 @@ pub fn run_ranked(index: &Index, claims: &[Claim], request: &RunRequest<'_>, pro
     config.validate(plan_config)?;
     let bm25 = Bm25::new(index, config.bm25)?.with_strategy(config.bm25_strategy);
     let started = Instant::now();
-    let plans = plan_all(claims, planner, config, plan_config, progress)?;
+    let plans = plan_all(claims, planner, index, config, plan_config, progress)?;
     let results = in_pool(config.threads, || -> Result<Vec<(RankedHits, Option<Explanation>)>> {
         let dense_lists = dense_lists(index, claims, &plans, request, progress)?;
         progress.start("claims", Some(claims.len() as u64));

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::corpus::{Claim, PubDate};
 use crate::fuse::{fuse_query, FusionConfig};
-use crate::plan::{Plan, Planner, SubQuery};
+use crate::plan::{Lookup, Passage, Plan, Planner, SubQuery};
 use crate::error::{Error, Result};
 use crate::index::dense::models::EncoderOptions;
 use crate::index::dense::Encoder;
@@ -461,13 +461,13 @@ impl RunSummary {
 }
 
 /// Every claim's plan, in claim order, each checked against the fusion settings.
-fn plan_all(claims: &[Claim], planner: &dyn Planner, config: &RunConfig, plan_config: &PlanRunConfig, progress: &dyn Progress) -> Result<Vec<Plan>> {
+fn plan_all(claims: &[Claim], planner: &dyn Planner, backend: &dyn Backend, config: &RunConfig, plan_config: &PlanRunConfig, progress: &dyn Progress) -> Result<Vec<Plan>> {
     progress.start("planning", Some(claims.len() as u64));
     let plans: Vec<Plan> = in_pool(planner.concurrency(), || {
         claims
             .par_iter()
             .map(|claim| {
-                let plan = planner.plan(claim);
+                let plan = planner.plan(claim, &ClaimLookup { backend, claim, config });
                 progress.advance(1);
                 plan
             })
@@ -478,6 +478,31 @@ fn plan_all(claims: &[Claim], planner: &dyn Planner, config: &RunConfig, plan_co
         validate(plan, config, plan_config)?;
     }
     Ok(plans)
+}
+
+/// The top `k` documents for `query` as `claim` may see them: BM25 on `backend` under the claim's
+/// cutoff with the run's parameters, and without the claim's own id under `remove_query`. What a
+/// planner that reads evidence searches ([`ClaimLookup`], and Python's `ClaimSearch`).
+pub fn search_for_claim(backend: &dyn Backend, claim: &Claim, config: &RunConfig, query: &str, k: usize) -> Result<Vec<Evidence>> {
+    let exclude = config.remove_query.then_some(claim.id.as_str());
+    let hits = backend.search(query, &config.cutoff_for(claim), k + usize::from(exclude.is_some()), config.bm25)?;
+    Ok(hits.into_iter().filter(|h| Some(h.id.as_str()) != exclude).take(k).collect())
+}
+
+/// [`search_for_claim`] as a planner's [`Lookup`] for one claim.
+pub struct ClaimLookup<'a> {
+    /// Where the index lives.
+    pub backend: &'a dyn Backend,
+    /// The claim being planned.
+    pub claim: &'a Claim,
+    /// The run's settings (cutoff, BM25 parameters, `remove_query`).
+    pub config: &'a RunConfig,
+}
+
+impl Lookup for ClaimLookup<'_> {
+    fn search(&self, query: &str, k: usize) -> Result<Vec<Passage>> {
+        Ok(search_for_claim(self.backend, self.claim, self.config, query, k)?.into_iter().map(|e| Passage { id: e.id, title: e.title, text: e.text }).collect())
+    }
 }
 
 /// A claim's sub-query lists into its top `k`: a single list is the claim's own (moved, not

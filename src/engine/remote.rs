@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::{found_by, fuse_plan, list_depth, plan_all, validate, About, Backend, BackendKind, ClaimEvidence, Evidence, EvidenceHit, ExplainedHit, Explanation, Lists, RunConfig, RunOutput, RunRequest, RunSummary};
+use super::{ClaimLookup, found_by, fuse_plan, list_depth, plan_all, validate, About, Backend, BackendKind, ClaimEvidence, Evidence, EvidenceHit, ExplainedHit, Explanation, Lists, RunConfig, RunOutput, RunRequest, RunSummary};
 use crate::corpus::Claim;
 use crate::error::{Error, Result};
 use crate::index::dense::models::EncoderOptions;
@@ -53,7 +53,7 @@ impl Backend for RemoteIndex {
         check(self, config)?;
         config.validate(plan_config)?;
         let started = Instant::now();
-        let plans = plan_all(claims, planner, config, plan_config, progress)?;
+        let plans = plan_all(claims, planner, self, config, plan_config, progress)?;
         let mut answers = self.search_batch(&queries(claims, &plans, request), false, progress)?.into_iter();
         let mut run = Run { queries: Vec::with_capacity(claims.len()) };
         let mut explanations = Vec::new();
@@ -78,7 +78,7 @@ impl Backend for RemoteIndex {
         let RunRequest { planner, config, plan: plan_config, .. } = *request;
         check(self, config)?;
         config.validate(plan_config)?;
-        let plan = planner.plan(claim)?;
+        let plan = planner.plan(claim, &ClaimLookup { backend: self, claim, config })?;
         validate(&plan, config, plan_config)?;
         let cutoff = config.cutoff_for(claim);
         let answers = self.search_batch(&queries(std::slice::from_ref(claim), std::slice::from_ref(&plan), request), true, &crate::io::NoProgress)?;

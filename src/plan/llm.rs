@@ -50,7 +50,7 @@ use crate::error::{Error, LlmFailure, Result};
 /// Version of the prompt wording: part of the cache key, so changed prompts are asked anew.
 const PROMPT_VERSION: u32 = 1;
 
-const SYSTEM_PROMPT: &str = "You help fact-checkers find evidence for numerical claims. You write web search queries, \
+pub(super) const SYSTEM_PROMPT: &str = "You help fact-checkers find evidence for numerical claims. You write web search queries, \
 never opinions. Answer only with JSON of the form {\"queries\": [\"...\", \"...\"]}.";
 
 impl Decomposition {
@@ -357,11 +357,11 @@ pub fn parse_answer(answer: &str) -> Vec<String> {
 }
 
 impl Planner for LlmPlanner {
-    fn plan(&self, claim: &Claim) -> Result<Plan> {
+    fn plan(&self, claim: &Claim, _lookup: &dyn super::Lookup) -> Result<Plan> {
         let answer = self.answer(&claim.text)?;
         let mut queries = parse_answer(&answer);
         queries.truncate(self.chat.config().max_queries);
-        let plan = Plan::from_candidates(claim, queries.into_iter().map(|text| SubQuery { text, origin: Origin::Llm }).collect());
+        let plan = Plan::from_candidates(claim, queries.into_iter().map(|text| SubQuery::new(text, Origin::Llm)).collect());
         if plan.fell_back {
             self.chat.stats.fallbacks.fetch_add(1, Ordering::Relaxed);
         }

@@ -150,7 +150,7 @@ mod tests {
     use super::*;
 
     fn q(t: &str) -> SubQuery {
-        SubQuery { text: t.into(), origin: Origin::Llm }
+        SubQuery::new(t, Origin::Llm)
     }
 
     #[test]
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn the_claim_is_always_kept() {
-        let kept = mmr_filter("x rose 3%", vec![SubQuery { text: "x rose 3%".into(), origin: Origin::Claim }, q("y")], &MmrConfig::default());
+        let kept = mmr_filter("x rose 3%", vec![SubQuery::new("x rose 3%", Origin::Claim), q("y")], &MmrConfig::default());
         assert_eq!(kept.len(), 2);
     }
 

@@ -6,7 +6,10 @@
 //! - `file:PATH[:FIELD]`: decompositions published by others, read by `files.rs` (QuanTemp++
 //!   claims JSON, the QuanTemp ClaimDecomp CSV, the QGen output CSV, quantir JSONL);
 //! - `numeric`: quantir's offline numeric-aspect decomposer (`numeric.rs`), no model needed;
-//! - `llm:fcdecomp|claimdecomp|pgmfc`: an OpenAI-compatible chat API (`llm.rs`), cached on disk.
+//! - `llm:fcdecomp|claimdecomp|pgmfc`: an OpenAI-compatible chat API (`llm.rs`), cached on disk;
+//! - `iterative` and `llm:iterative`: planners that read evidence (`iterative.rs`): the claim
+//!   first, then, for a fixed number of rounds, sub-queries written from what the previous
+//!   round's queries found — every search under the claim's own cutoff ([`Lookup`]).
 //!
 //! Invariants: sub-queries of a plan are distinct (compared case- and space-insensitively);
 //! sub-queries that mention fact-checking are dropped ([`mentions_fact_checking`]); a plan is
@@ -15,6 +18,7 @@
 //! the claim and not redundant with each other.
 
 mod files;
+mod iterative;
 mod llm;
 mod mmr;
 mod numeric;
@@ -24,6 +28,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 pub use files::read_plan_file;
+pub use iterative::{best_sentence, Iterative, LlmIterative, DEFAULT_ROUNDS};
 pub use llm::{check_url, unfenced, ChatClient, LlmConfig, LlmPlanner, LlmStats, CONNECT_TIMEOUT, MAX_BACKOFF};
 pub use mmr::{lexical_similarity, mentions_fact_checking, mmr_filter, mmr_filter_dense, MmrConfig, MmrSimilarity};
 pub use numeric::{numeric_subqueries, MAX_SUBQUERIES, MAX_TIMES};
@@ -46,6 +51,8 @@ pub enum Origin {
     Llm,
     /// A caller's own planner (a Python callable, `Index.run(claims, plan=callable)`).
     Callable,
+    /// The iterative planner: the claim joined with a sentence of evidence an earlier round found.
+    Evidence,
 }
 
 /// One sub-query.
@@ -55,6 +62,59 @@ pub struct SubQuery {
     pub text: String,
     /// Its source.
     pub origin: Origin,
+    /// The planning round that asked it: 1 for every planner that reads no evidence; an
+    /// iterative planner's later rounds are written from what the rounds before found.
+    #[serde(default = "first_round", skip_serializing_if = "is_first_round")]
+    pub round: u32,
+}
+
+impl SubQuery {
+    /// A first-round sub-query.
+    pub fn new(text: impl Into<String>, origin: Origin) -> SubQuery {
+        SubQuery { text: text.into(), origin, round: 1 }
+    }
+}
+
+fn first_round() -> u32 {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_first_round(round: &u32) -> bool {
+    *round == 1
+}
+
+/// A passage a planner read ([`Lookup::search`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    /// The document's id.
+    pub id: String,
+    /// Its title (empty when the collection has none).
+    pub title: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// What a planner may read while it plans one claim: the collection searched under *that claim's*
+/// cutoff (and without the claim's own id under `--remove-query`), so evidence a claim may not see
+/// never shapes its sub-queries. The engine makes one per claim.
+pub trait Lookup: Sync {
+    /// The top `k` passages for `query`, best first.
+    fn search(&self, query: &str, k: usize) -> Result<Vec<Passage>>;
+}
+
+/// The lookup of a planner run without an index (`quantir plan`): planners that read evidence
+/// are refused with a hint.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoLookup;
+
+impl Lookup for NoLookup {
+    fn search(&self, _query: &str, _k: usize) -> Result<Vec<Passage>> {
+        Err(crate::Error::InvalidArgument {
+            name: "--plan",
+            message: "this planner reads evidence as it plans, so it needs an index: use it with `quantir run --index DIR` (or `serve`, or Python's Index.run)".into(),
+        })
+    }
 }
 
 /// A claim's sub-queries.
@@ -79,7 +139,7 @@ impl Plan {
             .filter(|q| seen.insert(q.text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()))
             .collect();
         if subqueries.is_empty() {
-            Plan { id: claim.id.clone(), subqueries: vec![SubQuery { text: claim.text.clone(), origin: Origin::Claim }], fell_back: true }
+            Plan { id: claim.id.clone(), subqueries: vec![SubQuery::new(claim.text.clone(), Origin::Claim)], fell_back: true }
         } else {
             Plan { id: claim.id.clone(), subqueries, fell_back: false }
         }
@@ -136,16 +196,23 @@ pub enum PlanSpec {
     },
     /// An LLM through an OpenAI-compatible API.
     Llm(Decomposition),
+    /// The claim, then sub-queries from the evidence each round found ([`Iterative`]).
+    Iterative,
+    /// The claim, then an LLM's follow-up queries written from the evidence found so far
+    /// ([`LlmIterative`]).
+    LlmIterative,
 }
 
 impl FromStr for PlanSpec {
     type Err = String;
 
     fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        let expected = || format!("expected claim-only, numeric, file:PATH[:claimdecomp|pgmfc|fcdecomp] or llm:fcdecomp|claimdecomp|pgmfc; found {s:?}");
+        let expected = || format!("expected claim-only, numeric, iterative, file:PATH[:claimdecomp|pgmfc|fcdecomp] or llm:fcdecomp|claimdecomp|pgmfc|iterative; found {s:?}");
         match s {
             "claim-only" | "claim" => return Ok(PlanSpec::ClaimOnly),
             "numeric" => return Ok(PlanSpec::Numeric),
+            "iterative" => return Ok(PlanSpec::Iterative),
+            "llm:iterative" => return Ok(PlanSpec::LlmIterative),
             _ => {}
         }
         if let Some(rest) = s.strip_prefix("file:") {
@@ -164,8 +231,9 @@ impl FromStr for PlanSpec {
 
 /// Something that plans claims. Implementations are shared across threads.
 pub trait Planner: Sync {
-    /// The plan for `claim`.
-    fn plan(&self, claim: &Claim) -> Result<Plan>;
+    /// The plan for `claim`; `lookup` searches the collection under the claim's cutoff, for the
+    /// planners that read evidence (the others ignore it).
+    fn plan(&self, claim: &Claim, lookup: &dyn Lookup) -> Result<Plan>;
 
     /// How many claims may be planned at once (the LLM planner's concurrency limit).
     fn concurrency(&self) -> usize {
@@ -184,13 +252,15 @@ mod tests {
         assert_eq!("file:q.jsonl".parse::<PlanSpec>().unwrap(), PlanSpec::File { path: "q.jsonl".into(), field: None });
         assert_eq!("llm:claimdecomp".parse::<PlanSpec>().unwrap(), PlanSpec::Llm(Decomposition::ClaimDecomp));
         assert!("llm:other".parse::<PlanSpec>().unwrap_err().contains("expected claim-only, numeric"));
+        assert_eq!("iterative".parse::<PlanSpec>().unwrap(), PlanSpec::Iterative);
+        assert_eq!("llm:iterative".parse::<PlanSpec>().unwrap(), PlanSpec::LlmIterative);
         assert!("bm25".parse::<PlanSpec>().is_err());
     }
 
     #[test]
     fn plans_drop_repeats_and_fact_checks_and_fall_back() {
         let claim = Claim { id: "c".into(), text: "Inflation is 3%".into(), date: None };
-        let q = |t: &str| SubQuery { text: t.into(), origin: Origin::File };
+        let q = |t: &str| SubQuery::new(t, Origin::File);
         let plan = Plan::from_candidates(&claim, vec![q("inflation rate 2023"), q("Inflation  rate 2023"), q("Was this fact-checked by PolitiFact?")]);
         assert_eq!(plan.texts(), ["inflation rate 2023"]);
         let empty = Plan::from_candidates(&claim, vec![q("  ")]);

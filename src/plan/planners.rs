@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{mmr_filter, mmr_filter_dense, read_plan_file, LlmConfig, LlmPlanner, MmrConfig, MmrSimilarity, Origin, Plan, PlanSpec, Planner, SubQuery};
+use super::{mmr_filter, mmr_filter_dense, read_plan_file, Iterative, LlmConfig, LlmIterative, LlmPlanner, Lookup, MmrConfig, MmrSimilarity, Origin, Plan, PlanSpec, Planner, SubQuery};
 use super::numeric_subqueries;
 use crate::corpus::Claim;
 use crate::error::Result;
@@ -15,8 +15,8 @@ use crate::index::dense::Encoder;
 pub struct ClaimOnly;
 
 impl Planner for ClaimOnly {
-    fn plan(&self, claim: &Claim) -> Result<Plan> {
-        Ok(Plan { id: claim.id.clone(), subqueries: vec![SubQuery { text: claim.text.clone(), origin: Origin::Claim }], fell_back: false })
+    fn plan(&self, claim: &Claim, _lookup: &dyn Lookup) -> Result<Plan> {
+        Ok(Plan { id: claim.id.clone(), subqueries: vec![SubQuery::new(claim.text.clone(), Origin::Claim)], fell_back: false })
     }
 }
 
@@ -25,9 +25,9 @@ impl Planner for ClaimOnly {
 pub struct Numeric;
 
 impl Planner for Numeric {
-    fn plan(&self, claim: &Claim) -> Result<Plan> {
-        let mut candidates = vec![SubQuery { text: claim.text.clone(), origin: Origin::Claim }];
-        candidates.extend(numeric_subqueries(&claim.text).into_iter().map(|text| SubQuery { text, origin: Origin::Numeric }));
+    fn plan(&self, claim: &Claim, _lookup: &dyn Lookup) -> Result<Plan> {
+        let mut candidates = vec![SubQuery::new(claim.text.clone(), Origin::Claim)];
+        candidates.extend(numeric_subqueries(&claim.text).into_iter().map(|text| SubQuery::new(text, Origin::Numeric)));
         Ok(Plan::from_candidates(claim, candidates))
     }
 }
@@ -43,8 +43,8 @@ pub struct Listed {
 }
 
 impl Planner for Listed {
-    fn plan(&self, claim: &Claim) -> Result<Plan> {
-        let candidates = self.queries.get(&claim.id).into_iter().flatten().map(|q| SubQuery { text: q.clone(), origin: self.origin }).collect();
+    fn plan(&self, claim: &Claim, _lookup: &dyn Lookup) -> Result<Plan> {
+        let candidates = self.queries.get(&claim.id).into_iter().flatten().map(|q| SubQuery::new(q.clone(), self.origin)).collect();
         Ok(Plan::from_candidates(claim, candidates))
     }
 }
@@ -60,8 +60,8 @@ pub struct Filtered<'a> {
 }
 
 impl Planner for Filtered<'_> {
-    fn plan(&self, claim: &Claim) -> Result<Plan> {
-        let mut plan = self.inner.plan(claim)?;
+    fn plan(&self, claim: &Claim, lookup: &dyn Lookup) -> Result<Plan> {
+        let mut plan = self.inner.plan(claim, lookup)?;
         let subqueries = std::mem::take(&mut plan.subqueries);
         plan.subqueries = match (self.mmr.similarity, self.encoder) {
             (MmrSimilarity::Lexical, _) => mmr_filter(&claim.text, subqueries, &self.mmr),
@@ -93,6 +93,14 @@ pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfi
             })?;
             Box::new(LlmPlanner::new(LlmConfig { style: *style, ..config })?)
         }
+        PlanSpec::Iterative => Box::new(Iterative::default()),
+        PlanSpec::LlmIterative => {
+            let config = llm.ok_or_else(|| crate::Error::InvalidArgument {
+                name: "--plan",
+                message: "llm:iterative needs --llm-url and --llm-model (or QUANTIR_LLM_URL and QUANTIR_LLM_MODEL)".into(),
+            })?;
+            Box::new(LlmIterative::new(config)?)
+        }
     };
     with_mmr(inner, mmr, encoder)
 }
@@ -118,8 +126,8 @@ struct Owned {
 }
 
 impl Planner for Owned {
-    fn plan(&self, claim: &Claim) -> Result<Plan> {
-        Filtered { inner: self.inner.as_ref(), mmr: self.mmr, encoder: self.encoder.as_deref() }.plan(claim)
+    fn plan(&self, claim: &Claim, lookup: &dyn Lookup) -> Result<Plan> {
+        Filtered { inner: self.inner.as_ref(), mmr: self.mmr, encoder: self.encoder.as_deref() }.plan(claim, lookup)
     }
 
     fn concurrency(&self) -> usize {

@@ -63,7 +63,7 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
                 "depth": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": crate::ranges::DEFAULT_DEPTH},
                 "undated": {"type": "string", "enum": ["exclude", "include"], "default": "exclude"}
             }},
-            "SubQuery": {"type": "object", "properties": {"text": {"type": "string"}, "origin": {"type": "string", "enum": ["claim", "file", "numeric", "llm"]}}},
+            "SubQuery": {"type": "object", "properties": {"text": {"type": "string"}, "origin": {"type": "string", "enum": ["claim", "file", "numeric", "llm", "callable", "evidence"]}, "round": {"type": "integer", "description": "the planning round that asked it; absent for round 1 (an iterative planner's later rounds are written from the evidence found before them)"}}},
             "Highlight": {"type": "object", "description": "a number of the claim found in the hit's text; offsets in characters", "properties": {"start": {"type": "integer"}, "end": {"type": "integer"}, "value": {"type": "string"}}},
             "Hit": {"type": "object", "properties": {
                 "id": {"type": "string"}, "score": {"type": "number"}, "date": {"type": "string", "nullable": true}, "title": {"type": "string"},

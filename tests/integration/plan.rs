@@ -225,3 +225,93 @@ fn issue_37_a_silent_endpoint_times_out_once_and_says_so() {
             .stderr(contains("not a chat API URL"));
     }
 }
+
+/// The index of the dated QuanTemp sample and its claims.
+fn dated_sample(dir: &std::path::Path) -> (std::path::PathBuf, Vec<quantir::corpus::Claim>) {
+    let index = dir.join("idx");
+    quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&index).assert().success();
+    let claims = quantir::corpus::load_claims(&repo().join("data/quantemp-sample/claims.jsonl"), quantir::corpus::Format::Auto, None).unwrap();
+    (index, claims)
+}
+
+#[test]
+fn the_iterative_planner_reads_only_evidence_before_the_claim() {
+    use quantir::engine::{Backend, RunConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let (index_path, claims) = dated_sample(dir.path());
+    let explain = dir.path().join("explain.jsonl");
+    quantir()
+        .args(["run", "--plan", "iterative", "-k", "10", "--index"])
+        .arg(&index_path)
+        .arg("--claims")
+        .arg(repo().join("data/quantemp-sample/claims.jsonl"))
+        .arg("--output")
+        .arg(dir.path().join("run.trec"))
+        .arg("--explain")
+        .arg(&explain)
+        .assert()
+        .success();
+    let explained = lines(&explain);
+    let index = quantir::index::Index::open(&index_path).unwrap();
+    let analyzer = quantir::analysis::Analyzer::default();
+    let config = RunConfig::default();
+    let (mut rewritten, mut later_evidence_hidden) = (0, 0);
+    for (claim, explanation) in claims.iter().zip(&explained) {
+        assert_eq!(explanation["id"], claim.id.as_str());
+        // Round 2 is the claim with the best sentence of the top passage *under the claim's cutoff*.
+        let read = index.search(&claim.text, &config.cutoff_for(claim), 1, None).unwrap();
+        let terms = analyzer.terms(&claim.text).into_iter().collect();
+        let expected: Vec<String> = read.iter().filter_map(|p| quantir::plan::best_sentence(&analyzer, &terms, &p.text)).map(|s| format!("{} {s}", claim.text)).collect();
+        let subqueries = explanation["subqueries"].as_array().unwrap();
+        let later: Vec<&str> = subqueries.iter().filter(|q| q["round"] == 2).map(|q| q["text"].as_str().unwrap()).collect();
+        assert_eq!(later, expected, "{}", claim.id);
+        assert!(subqueries.iter().filter(|q| q["round"] == 2).all(|q| q["origin"] == "evidence"));
+        rewritten += later.len();
+        let unlimited = index.search(&claim.text, &quantir::retrieve::Cutoff::none(), 1, None).unwrap();
+        later_evidence_hidden += usize::from(unlimited.first().map(|e| &e.id) != read.first().map(|e| &e.id));
+    }
+    assert!(rewritten >= 10, "most claims are rewritten from their evidence: {rewritten}");
+    assert!(later_evidence_hidden > 0, "some claim's best passage is dated after it, so the cutoff is what this test checks");
+    // Planning without an index is refused with the way out.
+    quantir().args(["plan", "--plan", "iterative", "--claims"]).arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(dir.path().join("p.jsonl")).assert().failure().stderr(contains("needs an index"));
+}
+
+#[test]
+fn llm_iterative_asks_from_the_evidence_the_claim_may_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let (index, claims) = dated_sample(dir.path());
+    let claim = &claims[0];
+    let one = write(dir.path(), "claim.jsonl", format!("{}\n", serde_json::json!({"id": claim.id, "text": claim.text, "date": claim.date.unwrap().to_string()})));
+    let llm = fake_model(1, |_| (200, completion(r#"{"queries": ["Florida defense spending share of state GDP", "military economic impact Florida 2022"]}"#)));
+    let explain = dir.path().join("explain.jsonl");
+    quantir()
+        .args(["run", "--plan", "llm:iterative", "--llm-model", "m", "--llm-url", &llm.url, "-k", "10", "--index"])
+        .arg(&index)
+        .arg("--claims")
+        .arg(&one)
+        .arg("--llm-cache")
+        .arg(dir.path().join("cache"))
+        .arg("--output")
+        .arg(dir.path().join("run.trec"))
+        .arg("--explain")
+        .arg(&explain)
+        .assert()
+        .success();
+    let subqueries = lines(&explain)[0]["subqueries"].clone();
+    assert_eq!(subqueries[0]["round"], serde_json::Value::Null, "round 1 is not written");
+    assert_eq!(subqueries[1], serde_json::json!({"text": "Florida defense spending share of state GDP", "origin": "llm", "round": 2}));
+    assert_eq!(subqueries[2]["text"], "military economic impact Florida 2022");
+    // The model was shown the claim and the top 3 passages under its cutoff, and nothing later.
+    let request: serde_json::Value = serde_json::from_str(&llm.requests.lock().unwrap()[0]).unwrap();
+    let prompt = request["messages"][1]["content"].as_str().unwrap();
+    assert!(prompt.contains(&format!("Claim: {}", claim.text)));
+    let corpus: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-sample/corpus.json")).unwrap()).unwrap();
+    let shown: Vec<&str> = prompt.split("Evidence found so far:\n").nth(1).unwrap().lines().collect();
+    assert_eq!(shown.len(), 3);
+    let date = claim.date.unwrap().to_string();
+    for line in shown {
+        let text = line.split_once(". ").unwrap().1;
+        let doc = corpus.as_object().unwrap().values().find(|d| text.ends_with(&d["snippet"].as_str().unwrap().chars().take(300).collect::<String>())).unwrap_or_else(|| panic!("{line} is no document"));
+        assert!(doc["date"].as_str().unwrap() < date.as_str(), "{line} is dated on or after the claim");
+    }
+}
