@@ -234,24 +234,19 @@ fn dated_sample(dir: &std::path::Path) -> (std::path::PathBuf, Vec<quantir::corp
     (index, claims)
 }
 
+/// `quantir run -k 10 FLAGS` of `claims` over `index`; its `--explain` lines.
+fn run_explained(dir: &std::path::Path, index: &std::path::Path, claims: &std::path::Path, flags: &[&str]) -> Vec<serde_json::Value> {
+    let explain = dir.join("explain.jsonl");
+    quantir().args(["run", "-k", "10", "--index"]).arg(index).arg("--claims").arg(claims).arg("--output").arg(dir.join("run.trec")).arg("--explain").arg(&explain).args(flags).assert().success();
+    lines(&explain)
+}
+
 #[test]
 fn the_iterative_planner_reads_only_evidence_before_the_claim() {
     use quantir::engine::{Backend, RunConfig};
     let dir = tempfile::tempdir().unwrap();
     let (index_path, claims) = dated_sample(dir.path());
-    let explain = dir.path().join("explain.jsonl");
-    quantir()
-        .args(["run", "--plan", "iterative", "-k", "10", "--index"])
-        .arg(&index_path)
-        .arg("--claims")
-        .arg(repo().join("data/quantemp-sample/claims.jsonl"))
-        .arg("--output")
-        .arg(dir.path().join("run.trec"))
-        .arg("--explain")
-        .arg(&explain)
-        .assert()
-        .success();
-    let explained = lines(&explain);
+    let explained = run_explained(dir.path(), &index_path, &repo().join("data/quantemp-sample/claims.jsonl"), &["--plan", "iterative"]);
     let index = quantir::index::Index::open(&index_path).unwrap();
     let analyzer = quantir::analysis::Analyzer::default();
     let config = RunConfig::default();
@@ -283,21 +278,9 @@ fn llm_iterative_asks_from_the_evidence_the_claim_may_see() {
     let claim = &claims[0];
     let one = write(dir.path(), "claim.jsonl", format!("{}\n", serde_json::json!({"id": claim.id, "text": claim.text, "date": claim.date.unwrap().to_string()})));
     let llm = fake_model(1, |_| (200, completion(r#"{"queries": ["Florida defense spending share of state GDP", "military economic impact Florida 2022"]}"#)));
-    let explain = dir.path().join("explain.jsonl");
-    quantir()
-        .args(["run", "--plan", "llm:iterative", "--llm-model", "m", "--llm-url", &llm.url, "-k", "10", "--index"])
-        .arg(&index)
-        .arg("--claims")
-        .arg(&one)
-        .arg("--llm-cache")
-        .arg(dir.path().join("cache"))
-        .arg("--output")
-        .arg(dir.path().join("run.trec"))
-        .arg("--explain")
-        .arg(&explain)
-        .assert()
-        .success();
-    let subqueries = lines(&explain)[0]["subqueries"].clone();
+    let cache = dir.path().join("cache");
+    let explained = run_explained(dir.path(), &index, &one, &["--plan", "llm:iterative", "--llm-model", "m", "--llm-url", &llm.url, "--llm-cache", cache.to_str().unwrap()]);
+    let subqueries = explained[0]["subqueries"].clone();
     assert_eq!(subqueries[0]["round"], serde_json::Value::Null, "round 1 is not written");
     assert_eq!(subqueries[1], serde_json::json!({"text": "Florida defense spending share of state GDP", "origin": "llm", "round": 2}));
     assert_eq!(subqueries[2]["text"], "military economic impact Florida 2022");
