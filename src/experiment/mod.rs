@@ -247,19 +247,24 @@ pub enum PaperPlanner {
     Qgen,
     /// quantir's numeric-aspect decomposer.
     Numeric,
+    /// quantir's iterative planner: the claim, then the claim rewritten from the evidence it
+    /// finds before its date (`iterative`).
+    Iterative,
     /// An LLM asked for search queries (`llm:fcdecomp`).
     LlmFcdecomp,
     /// An LLM asked for yes/no sub-questions (`llm:claimdecomp`).
     LlmClaimdecomp,
     /// An LLM asked for a program of questions (`llm:pgmfc`).
     LlmPgmfc,
+    /// An LLM shown the evidence found so far, asked for what it leaves open (`llm:iterative`).
+    LlmIterative,
 }
 
 impl PaperPlanner {
     /// Every planner that needs no LLM, in the table's order.
-    pub const ALL: [PaperPlanner; 6] = [PaperPlanner::ClaimOnly, PaperPlanner::Fcdecomp, PaperPlanner::Claimdecomp, PaperPlanner::Pgmfc, PaperPlanner::Qgen, PaperPlanner::Numeric];
+    pub const ALL: [PaperPlanner; 7] = [PaperPlanner::ClaimOnly, PaperPlanner::Fcdecomp, PaperPlanner::Claimdecomp, PaperPlanner::Pgmfc, PaperPlanner::Qgen, PaperPlanner::Numeric, PaperPlanner::Iterative];
     /// The planners that ask an LLM.
-    pub const LLM: [PaperPlanner; 3] = [PaperPlanner::LlmFcdecomp, PaperPlanner::LlmClaimdecomp, PaperPlanner::LlmPgmfc];
+    pub const LLM: [PaperPlanner; 4] = [PaperPlanner::LlmFcdecomp, PaperPlanner::LlmClaimdecomp, PaperPlanner::LlmPgmfc, PaperPlanner::LlmIterative];
 
     /// Whether it asks an LLM.
     pub fn needs_llm(self) -> bool {
@@ -269,7 +274,7 @@ impl PaperPlanner {
     /// Whether its sub-queries come from data — a published decomposition, an LLM's answers —
     /// that may lack some claims: the table then says how many claims it covered.
     pub fn has_coverage(self) -> bool {
-        !matches!(self, PaperPlanner::ClaimOnly | PaperPlanner::Numeric)
+        !matches!(self, PaperPlanner::ClaimOnly | PaperPlanner::Numeric | PaperPlanner::Iterative)
     }
 
     /// The name in the tables (the paper's).
@@ -281,9 +286,11 @@ impl PaperPlanner {
             PaperPlanner::Pgmfc => "PgmFC",
             PaperPlanner::Qgen => "QGen",
             PaperPlanner::Numeric => "quantir numeric",
+            PaperPlanner::Iterative => "quantir iterative",
             PaperPlanner::LlmFcdecomp => "LLM, FCDecomp-style",
             PaperPlanner::LlmClaimdecomp => "LLM, ClaimDecomp-style",
             PaperPlanner::LlmPgmfc => "LLM, PgmFC-style",
+            PaperPlanner::LlmIterative => "LLM, iterative",
         }
     }
 
@@ -296,9 +303,11 @@ impl PaperPlanner {
             PaperPlanner::Pgmfc => "pgmfc",
             PaperPlanner::Qgen => "qgen",
             PaperPlanner::Numeric => "numeric",
+            PaperPlanner::Iterative => "iterative",
             PaperPlanner::LlmFcdecomp => "llm-fcdecomp",
             PaperPlanner::LlmClaimdecomp => "llm-claimdecomp",
             PaperPlanner::LlmPgmfc => "llm-pgmfc",
+            PaperPlanner::LlmIterative => "llm-iterative",
         }
     }
 
@@ -324,9 +333,11 @@ impl PaperPlanner {
             PaperPlanner::Pgmfc => field(Decomposition::PgmFc),
             PaperPlanner::Qgen => qgen.map(|path| PlanSpec::File { path: path.to_path_buf(), field: None }),
             PaperPlanner::Numeric => Some(PlanSpec::Numeric),
+            PaperPlanner::Iterative => Some(PlanSpec::Iterative),
             PaperPlanner::LlmFcdecomp => Some(PlanSpec::Llm(Decomposition::FcDecomp)),
             PaperPlanner::LlmClaimdecomp => Some(PlanSpec::Llm(Decomposition::ClaimDecomp)),
             PaperPlanner::LlmPgmfc => Some(PlanSpec::Llm(Decomposition::PgmFc)),
+            PaperPlanner::LlmIterative => Some(PlanSpec::LlmIterative),
         }
     }
 }

@@ -29,7 +29,7 @@ pub fn paper_name(planner: PaperPlanner) -> Option<&'static str> {
         PaperPlanner::Claimdecomp => Some("ClaimDecomp"),
         PaperPlanner::Pgmfc => Some("PgmFC"),
         PaperPlanner::Qgen => Some("QGen"),
-        PaperPlanner::Numeric | PaperPlanner::LlmFcdecomp | PaperPlanner::LlmClaimdecomp | PaperPlanner::LlmPgmfc => None,
+        PaperPlanner::Numeric | PaperPlanner::Iterative | PaperPlanner::LlmFcdecomp | PaperPlanner::LlmClaimdecomp | PaperPlanner::LlmPgmfc | PaperPlanner::LlmIterative => None,
     }
 }
 

@@ -88,7 +88,7 @@ fn experiment_tables_equal_pytrec_eval_and_scipy_on_its_runs() {
     assert!(!after_numeric.contains("paper"), "{tables}");
     assert_eq!(std::fs::read_to_string(out.join("tables.md")).unwrap(), tables);
     let grid: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("grid.json")).unwrap()).unwrap();
-    assert_eq!(grid["cells"].as_array().unwrap().len(), 12, "6 planners x with and without the filter");
+    assert_eq!(grid["cells"].as_array().unwrap().len(), 14, "7 planners x with and without the filter");
     // The oracle: pytrec_eval on each run file, scipy's paired t-test against claim only.
     let script = r#"
 import json, sys, pytrec_eval
@@ -133,7 +133,7 @@ print(json.dumps(out))
     }
     // The post-filter rows: one per planner, the exact means those of the filtered cells.
     let post = grid["post_filter"].as_array().unwrap();
-    assert_eq!(post.len(), 6);
+    assert_eq!(post.len(), 7);
     assert_eq!(post[0]["exact"], grid["cells"][0]["means"]);
     check_verification(&out, &data, &tables);
     // A rerun reuses every run and prediction (resumable) and writes the same tables.
@@ -154,11 +154,11 @@ fn check_verification(out: &std::path::Path, data: &std::path::Path, tables: &st
     assert!(tables.contains("| ↳ paper, FCDecomp | 0.6645 | 0.4573 | 0.8078 | 0.5025 | 0.6680 | 0.5892† |\n"), "{tables}");
     let table: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("verification.json")).unwrap()).unwrap();
     let rows = table["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), 7);
     assert_eq!((table["train_claims"].as_u64(), table["test_claims"].as_u64(), table["top"].as_u64(), table["folds"].as_u64()), (Some(90), Some(12), Some(3), Some(10)));
     let trained_on: Vec<&str> = rows.iter().map(|r| r["trained_on"].as_str().unwrap()).collect();
-    assert_eq!(trained_on, ["claim-only", "fcdecomp", "claimdecomp", "pgmfc", "claim-only", "numeric"]);
-    for planner in ["claim-only", "fcdecomp", "claimdecomp", "pgmfc", "numeric"] {
+    assert_eq!(trained_on, ["claim-only", "fcdecomp", "claimdecomp", "pgmfc", "claim-only", "numeric", "iterative"]);
+    for planner in ["claim-only", "fcdecomp", "claimdecomp", "pgmfc", "numeric", "iterative"] {
         assert!(out.join(format!("verifiers/{planner}.bm25/verifier.json")).is_file(), "{planner}");
         assert!(out.join(format!("runs/train.{planner}.filter.bm25.trec")).is_file(), "{planner}");
     }
@@ -224,7 +224,7 @@ print(json.dumps(out))
         }
     }
     let csv = std::fs::read_to_string(out.join("verification.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 7, "{csv}");
+    assert_eq!(csv.lines().count(), 8, "{csv}");
 }
 
 #[test]
@@ -251,15 +251,17 @@ fn experiment_runs_llm_planners_when_an_endpoint_is_given() {
     };
     let stdout = run(None).success().get_output().stdout.clone();
     let tables = String::from_utf8(stdout).unwrap();
-    for name in ["| LLM, FCDecomp-style |", "| LLM, ClaimDecomp-style |", "| LLM, PgmFC-style |", "| quantir numeric |"] {
+    for name in ["| LLM, FCDecomp-style |", "| LLM, ClaimDecomp-style |", "| LLM, PgmFC-style |", "| LLM, iterative |", "| quantir numeric |", "| quantir iterative |"] {
         assert!(tables.contains(name), "{name} in\n{tables}");
     }
     assert!(!tables.contains("#### Verification"), "--no-verification");
     let asked = llm.requests.lock().unwrap().len();
-    assert_eq!(asked, 3 * 12, "each style asks once per test claim (the cache answers the no-filter and post-filter runs)");
+    // Each style asks once per test claim (the cache answers the no-filter and post-filter runs);
+    // the iterative one twice: without the filter it is shown other evidence, so it is asked anew.
+    assert_eq!(asked, 3 * 12 + 2 * 12, "{asked} requests");
     let grid: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("grid.json")).unwrap()).unwrap();
     let planners: Vec<&str> = grid["cells"].as_array().unwrap().iter().map(|c| c["planner"].as_str().unwrap()).collect();
-    assert_eq!(planners.len(), 18);
+    assert_eq!(planners.len(), 22);
     assert!(out.join("runs/llm-pgmfc.filter.bm25.trec").is_file());
     // Without an endpoint an llm planner is refused by name before any work.
     quantir().args(["experiment", "quantemp", "--planners", "claim-only,llm-fcdecomp", "--data"]).arg(&data).arg("--output").arg(dir.path().join("out2")).env_remove("QUANTIR_LLM_URL").env_remove("QUANTIR_LLM_MODEL").assert().code(1).stderr(contains("llm-fcdecomp asks an LLM"));
