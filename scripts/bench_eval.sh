@@ -17,7 +17,7 @@ out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
 mkdir -p "$work" "$out"
 if [ ! -f "$work/run.trec" ]; then
     [ -f bench/tmp/scale-src/corpus.jsonl ] || python3 "$generator" 165700 bench/tmp/scale-src > /dev/null
-    [ -f bench/tmp/scale/quantir.idx/manifest.json ] || $q index --corpus bench/tmp/scale-src/corpus.jsonl --index bench/tmp/scale/quantir.idx 2>/dev/null
+    [ -f bench/tmp/scale/quantir.idx/CURRENT ] || $q index --corpus bench/tmp/scale-src/corpus.jsonl --index bench/tmp/scale/quantir.idx 2>/dev/null
     $q run --index bench/tmp/scale/quantir.idx --claims bench/tmp/scale-src/claims.jsonl -k 1000 --output "$work/run.trec" 2>/dev/null
     # 1-5 judged documents per claim: some retrieved (graded 0-2), some not.
     $py - "$work/run.trec" > "$work/qrels.txt" <<'PY'

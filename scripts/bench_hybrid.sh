@@ -18,7 +18,7 @@ work=bench/tmp/hybrid
 out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
 mkdir -p "$work" "$out"
 for c in scifact climate-fever; do
-    [ -f "$work/$c.idx/manifest.json" ] || $q index --corpus "data/$c" --index "$work/$c.idx" --dense models/all-minilm-l6-v2 2>/dev/null
+    [ -f "$work/$c.idx/CURRENT" ] || $q index --corpus "data/$c" --index "$work/$c.idx" --dense models/all-minilm-l6-v2 2>/dev/null
 done
 # name → collection, queries, qrels
 sets=("scifact-train scifact data/scifact/queries.jsonl data/scifact/qrels/train.tsv"

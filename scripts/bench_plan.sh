@@ -15,7 +15,7 @@ work=bench/tmp/plan
 out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
 mkdir -p "$work" "$out"
 [ -f $src/corpus.jsonl ] || python3 "$generator" 165700 $src > /dev/null
-[ -f bench/tmp/scale/quantir.idx/manifest.json ] || { mkdir -p bench/tmp/scale; $q index --corpus $src/corpus.jsonl --index bench/tmp/scale/quantir.idx 2>/dev/null; }
+[ -f bench/tmp/scale/quantir.idx/CURRENT ] || { mkdir -p bench/tmp/scale; $q index --corpus $src/corpus.jsonl --index bench/tmp/scale/quantir.idx 2>/dev/null; }
 if [ ! -d bench/tmp/scale/anserini.idx ]; then
     $py scripts/bench/to_anserini.py $src/corpus.jsonl $src/claims.jsonl bench/tmp/scale
     "$java" -cp "$jar" io.anserini.index.IndexCollection -collection JsonCollection -input bench/tmp/scale/collection \

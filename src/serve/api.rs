@@ -16,7 +16,7 @@ use crate::corpus::{Claim, PubDate};
 use crate::error::Error;
 use crate::engine::{PlanRunConfig, RunConfig, RunRequest};
 use crate::fuse::{FusionConfig, Method, Norm};
-use crate::plan::{ClaimOnly, Numeric, Planner, SubQuery};
+use crate::plan::{ClaimOnly, Iterative, Numeric, Planner, SubQuery};
 use crate::retrieve::UndatedPolicy;
 
 /// Requests in flight per worker thread ([`Limits::concurrency`]): at about 1 ms a search, 16
@@ -82,6 +82,9 @@ pub enum ApiPlan {
     ClaimOnly,
     /// The numeric-aspect decomposer.
     Numeric,
+    /// The iterative planner: the claim, then the claim rewritten from its evidence (two rounds,
+    /// one passage read per query: bounded work).
+    Iterative,
 }
 
 /// The retrievers the API offers (dense and hybrid when the index has vectors).
@@ -247,9 +250,11 @@ pub struct SearchResponse {
 
 /// The planner a request names.
 fn planner(plan: ApiPlan) -> &'static dyn Planner {
+    static ITERATIVE: std::sync::LazyLock<Iterative> = std::sync::LazyLock::new(Iterative::default);
     match plan {
         ApiPlan::ClaimOnly => &ClaimOnly,
         ApiPlan::Numeric => &Numeric,
+        ApiPlan::Iterative => &*ITERATIVE,
     }
 }
 

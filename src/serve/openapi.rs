@@ -54,7 +54,7 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
                 "id": {"type": "string", "nullable": true, "description": "echoed back (batch)"},
                 "claim": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": "\\S", "description": "the claim's text: not only spaces"},
                 "date": {"type": "string", "nullable": true, "pattern": "^[1-9][0-9]{3}(-(0[1-9]|1[0-2])(-(0[1-9]|1[0-9]|2[0-8]))?)?$", "description": "evidence published strictly before this date, years 1000 to 9999: 2021-03-21, 2021-03 or 2021 (the pattern, which leaves out the 29th to the 31st only to stay within every month), and also forms like Mar 21, 2021, March 2021, 2021/03/21 and ISO datetimes"},
-                "plan": {"type": "string", "enum": ["claim-only", "numeric"], "default": "claim-only"},
+                "plan": {"type": "string", "enum": ["claim-only", "numeric", "iterative"], "default": "claim-only"},
                 "retriever": {"type": "string", "enum": retrievers, "default": "bm25", "description": "dense and hybrid are offered by a server of an index built with --dense (see /api/health)"},
                 "fusion": {"type": "string", "nullable": true, "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf", null], "default": "combmax-norm"},
                 "norm": {"type": "string", "nullable": true, "enum": ["none", "min-max", "max", "sum", "zmuv", "rank", null], "description": "the sub-query lists' normalisation before fusion; combmax-norm (the default fusion) takes only min-max"},

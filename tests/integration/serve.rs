@@ -90,6 +90,12 @@ fn search_answers_with_cutoff_subqueries_and_highlights() {
         }
     }
     assert!(highlighted > 0, "some evidence mentions 10");
+    // The iterative planner: its second round is written from evidence before the claim's date.
+    let (status, json) = post(&format!("{}/api/search", server.url), serde_json::json!({"claim": FLORIDA, "date": "2023-04-24", "plan": "iterative", "k": 5}).to_string());
+    assert_eq!(status, 200, "{json}");
+    assert_eq!((json["subqueries"][1]["origin"].as_str(), json["subqueries"][1]["round"].as_u64()), (Some("evidence"), Some(2)), "{json}");
+    assert!(json["subqueries"][1]["text"].as_str().unwrap().starts_with(FLORIDA));
+    assert!(json["hits"].as_array().unwrap().iter().all(|h| h["date"].as_str().unwrap() < "2023-04-24"));
     let (_, health) = reqwest::blocking::get(format!("{}/api/health", server.url)).map(|r| (0, r.json::<serde_json::Value>().unwrap())).unwrap();
     assert_eq!(health["documents"], 732);
     let openapi: serde_json::Value = reqwest::blocking::get(format!("{}/api/openapi.json", server.url)).unwrap().json().unwrap();
