@@ -10,16 +10,8 @@
 # sets (SciFact train, Climate-FEVER) among those at or above BM25 on both; it is marked `*`.
 # Results: bench/runs/<date>-<host>/hybrid-summary.txt.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-scripts/setup_models.sh >/dev/null
-cargo build --release --locked --quiet --bins
-q=target/release/quantir
 work=bench/tmp/hybrid
-out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
-mkdir -p "$work" "$out"
-for c in scifact climate-fever; do
-    [ -f "$work/$c.idx/CURRENT" ] || $q index --corpus "data/$c" --index "$work/$c.idx" --dense models/all-minilm-l6-v2 2>/dev/null
-done
+source "$(dirname "$0")/bench/collections.sh"
 # name → collection, queries, qrels
 sets=("scifact-train scifact data/scifact/queries.jsonl data/scifact/qrels/train.tsv"
       "climate-fever climate-fever data/climate-fever/queries.jsonl data/climate-fever/qrels/all.tsv"

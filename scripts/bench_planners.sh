@@ -10,17 +10,9 @@
 # Usage: scripts/bench_planners.sh [path/to/make_quantemp_replica.py]
 # Results: bench/runs/<date>-<host>/planners.txt.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-replica_gen=$(realpath -m "${1:-../shared/bench/make_quantemp_replica.py}")
-scripts/setup_models.sh >/dev/null
-cargo build --release --locked --quiet --bins
-q=target/release/quantir
+replica_gen=$(realpath -m "${1:-$(dirname "$0")/../../shared/bench/make_quantemp_replica.py}")
 work=bench/tmp/planners
-out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
-mkdir -p "$work" "$out"
-for c in scifact climate-fever; do
-    [ -f "$work/$c.idx/CURRENT" ] || $q index --corpus "data/$c" --index "$work/$c.idx" --dense models/all-minilm-l6-v2 2>/dev/null
-done
+source "$(dirname "$0")/bench/collections.sh"
 ndcg() { $q eval --qrels "$1" --run "$2" -m ndcg_cut.10 --json | python3 -c "import json,sys; print('%.4f' % json.load(sys.stdin)['all']['ndcg_cut_10'])"; }
 {
 echo "# offline planners × retrievers × sub-query fusion, nDCG@10, k 1000, $(date -u +%Y-%m-%dT%H:%MZ)"

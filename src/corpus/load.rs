@@ -261,20 +261,38 @@ pub fn load_corpus(path: &Path, format: Format) -> Result<Corpus> {
     scan_corpus(path, format, &LoadOptions { in_memory_bytes: u64::MAX, ..LoadOptions::default() }, &crate::io::NoProgress)?.into_corpus()
 }
 
+/// A corpus file ready to be read by [`read_batches`]: what [`scan_corpus`] and [`stream_corpus`]
+/// both do first.
+struct Opened {
+    format: Format,
+    file: PathBuf,
+    layout: Layout,
+    /// The size of a regular file; `None` for one that cannot be read twice (a pipe).
+    size: Option<u64>,
+    summary: LoadSummary,
+}
+
+/// Checks the record limit against its range, detects the format, and starts the "reading"
+/// progress over the file's size.
+fn open_corpus(path: &Path, format: Format, options: &LoadOptions, progress: &dyn crate::io::Progress) -> Result<Opened> {
+    crate::ranges::MAX_RECORD_MIB.check((options.max_record_bytes as u64).div_ceil(1 << 20))?;
+    let (format, file) = detect::corpus(path, format, options.max_record_bytes)?;
+    let layout = if format == Format::Quantemp { Layout::Object } else { Layout::Lines };
+    let size = std::fs::metadata(&file).ok().filter(|m| m.is_file()).map(|m| m.len());
+    progress.start("reading", size);
+    let summary = LoadSummary { file: file.clone(), ..LoadSummary::default() };
+    Ok(Opened { format, file, layout, size, summary })
+}
+
 /// Reads the evidence collection at `path` in one streaming pass (module doc): every record is
 /// checked, empty ones counted and skipped, undated ones counted with examples, ids checked to be
 /// unique (a repeat names both lines, once every record was read); memory holds one batch of
 /// records and, past [`LoadOptions::in_memory_bytes`], no document text.
 /// `progress` counts the bytes read.
 pub fn scan_corpus(path: &Path, format: Format, options: &LoadOptions, progress: &dyn crate::io::Progress) -> Result<CorpusScan> {
-    crate::ranges::MAX_RECORD_MIB.check((options.max_record_bytes as u64).div_ceil(1 << 20))?;
-    let (format, file) = detect::corpus(path, format, options.max_record_bytes)?;
-    let layout = if format == Format::Quantemp { Layout::Object } else { Layout::Lines };
-    let meta = std::fs::metadata(&file).ok().filter(|m| m.is_file());
+    let Opened { format, file, layout, size, mut summary } = open_corpus(path, format, options, progress)?;
     // A file that cannot be read twice (a pipe) is held in memory whatever its size.
-    let on_disk = meta.as_ref().is_some_and(|m| m.len() > options.in_memory_bytes);
-    progress.start("reading", meta.map(|m| m.len()));
-    let mut summary = LoadSummary { file: file.clone(), ..LoadSummary::default() };
+    let on_disk = size.is_some_and(|len| len > options.in_memory_bytes);
     let (mut kept, mut ids, mut entries, mut lines) = (Vec::new(), IdBuffer::default(), Vec::new(), Vec::new());
     let digest = read_batches(&file, layout, options.max_record_bytes, progress, &mut |batch| {
         for (record, parsed) in batch.iter().zip(parse_batch(&file, format, &batch)) {
@@ -391,13 +409,8 @@ fn batch_hash(batch: &[OwnedRecord]) -> u64 {
 /// [`scan_corpus`] does except the uniqueness of ids, and keeping no document (a file that
 /// cannot be read twice excepted). `progress` counts the bytes read.
 pub fn stream_corpus(path: &Path, format: Format, options: &LoadOptions, progress: &dyn crate::io::Progress) -> Result<CorpusStream> {
-    crate::ranges::MAX_RECORD_MIB.check((options.max_record_bytes as u64).div_ceil(1 << 20))?;
-    let (format, file) = detect::corpus(path, format, options.max_record_bytes)?;
-    let layout = if format == Format::Quantemp { Layout::Object } else { Layout::Lines };
-    let meta = std::fs::metadata(&file).ok().filter(|m| m.is_file());
-    let regular = meta.is_some();
-    progress.start("reading", meta.map(|m| m.len()));
-    let mut summary = LoadSummary { file: file.clone(), ..LoadSummary::default() };
+    let Opened { format, file, layout, size, mut summary } = open_corpus(path, format, options, progress)?;
+    let regular = size.is_some();
     let (mut marks, mut kept) = (Vec::new(), Vec::new());
     let digest = read_batches(&file, layout, options.max_record_bytes, progress, &mut |batch| {
         let mut documents = 0u32;
