@@ -145,13 +145,21 @@ class Index:
         llm_key: Optional[str] = None,
         format: str = "auto",
         threads: int = 0,
+        feedback: Optional[str] = None,
+        fb_docs: int = 10,
+        fb_terms: int = 10,
+        rm3_original_weight: float = 0.5,
+        rocchio_alpha: float = 1.0,
+        rocchio_beta: float = 0.75,
         progress: Progress = None,
     ) -> Run:
         """Runs claims as `quantir run` does (each cut off at its own date) into {qid: {docid: score}}.
 
         `plan` is a planner's name as `--plan` takes it (None: "claim-only") or a callable
         plan(claim, search) returning the claim's sub-queries (a list of str, or of lists of str
-        for rounds), called once per claim in order; `search` is limited to that claim's cutoff."""
+        for rounds), called once per claim in order; `search` is limited to that claim's cutoff.
+        `feedback="rm3"` or `"rocchio"` expands each sub-query from its first pass under the claim's
+        cutoff, as `quantir run --rm3 / --rocchio` (`fb_docs`, `fb_terms` and the weights likewise)."""
 
 class OpenSearchIndex:
     """A quantir index on an OpenSearch cluster: the embedded index's BM25 scores, exact cutoff,

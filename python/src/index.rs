@@ -15,7 +15,7 @@ use quantir::index::dense::{Encoder, VectorDtype};
 use quantir::index::dense::models::serves_vectors_of;
 use quantir::index::{add_from_path, build_from_path, check_target, compact, delete, update, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig, Live, MergePolicy, UpdateConfig, UpdateSummary};
 use quantir::plan::{planner_for, with_mmr, Listed, LlmConfig, MmrConfig};
-use quantir::retrieve::{Cutoff, Retriever};
+use quantir::retrieve::{Cutoff, Feedback, Retriever, Rm3, Rocchio};
 
 use crate::convert::{choice, maybe_choice, pub_date, DocumentsArg};
 use crate::errors::OrRaise;
@@ -371,7 +371,7 @@ impl Index {
         retriever="bm25", hybrid_fusion="combsum", hybrid_norm=None, k=1000, depth=quantir::ranges::DEFAULT_DEPTH, before=None, undated="exclude",
         temporal_filter="claim", remove_query=false, k1=None, b=None, ann="exact", ef=256, mmr=false, mmr_beta=0.8,
         mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None, format="auto", threads=0,
-        progress=None
+        feedback=None, fb_docs=10, fb_terms=10, rm3_original_weight=0.5, rocchio_alpha=1.0, rocchio_beta=0.75, progress=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
@@ -406,9 +406,21 @@ impl Index {
         llm_key: Option<String>,
         format: &str,
         threads: usize,
+        feedback: Option<&str>,
+        fb_docs: usize,
+        fb_terms: usize,
+        rm3_original_weight: f64,
+        rocchio_alpha: f64,
+        rocchio_beta: f64,
         progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let retriever: Retriever = choice("retriever", retriever)?;
+        let feedback = match feedback {
+            None => None,
+            Some("rm3") => Some(Feedback::Rm3(Rm3 { fb_docs, fb_terms, original_weight: rm3_original_weight })),
+            Some("rocchio") => Some(Feedback::Rocchio(Rocchio { fb_docs, fb_terms, alpha: rocchio_alpha, beta: rocchio_beta })),
+            Some(other) => return Err(PyValueError::new_err(format!("feedback={other:?}: expected \"rm3\", \"rocchio\" or None"))),
+        };
         // The whole run is answered from one generation.
         let index = py.detach(|| self.live.get());
         let setup = RunSetup::new(
@@ -416,6 +428,7 @@ impl Index {
             index.manifest().bm25.over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, threads,
             |needs| if needs { self.encoder(py, &index) } else { Ok(None) },
         )?;
+        let setup = RunSetup { config: RunConfig { feedback, ..setup.config }, ..setup };
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| run_ranked(&index, &setup.claims, &setup.request(), &reporter));
         let (lists, _, _) = reporter.finish_with(result.or_raise())?;

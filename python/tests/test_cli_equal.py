@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 import quantir
 from conftest import DATA, read_trec
 
@@ -83,3 +85,17 @@ def test_run_scores_are_written_as_python_writes_them(tmp_path, cli, scifact, sc
             assert text == expected.removesuffix(".0"), text
             checked += 1
     assert checked == len(texts)
+
+
+def test_feedback_runs_equal_the_cli(tmp_path, cli, scifact, scifact_index, scifact_cli_index):
+    for flags, kwargs in (
+        (["--rm3"], {"feedback": "rm3"}),
+        (["--rocchio", "--fb-docs", "5", "--fb-terms", "20", "--rocchio-beta", "0.5"], {"feedback": "rocchio", "fb_docs": 5, "fb_terms": 20, "rocchio_beta": 0.5}),
+    ):
+        out = tmp_path / "cli.trec"
+        cli("run", "--index", scifact_cli_index, "--claims", scifact, "-k", "100", "--remove-query", *flags, "--output", out)
+        got = scifact_index.run(scifact / "queries.jsonl", k=100, remove_query=True, **kwargs)
+        assert as_lists(got) == read_trec(out), flags
+        assert got != scifact_index.run(scifact / "queries.jsonl", k=100, remove_query=True), "feedback changes the run"
+    with pytest.raises(ValueError, match='feedback="prf"'):
+        scifact_index.run(["x"], feedback="prf")
