@@ -11,7 +11,7 @@
 #
 # OpenSearch comes from Maven Central (org.opensearch.distribution.integ-test-zip:opensearch, the
 # minimal distribution: no security plugin, so plain HTTP without authentication) through
-# `mvn dependency:get`. 2.19.6 is the newest release that runs on Java 17; set JAVA_HOME to use
+# `mvn dependency:get`, with the k-NN plugin (see install_knn). 2.19.6 is the newest release that runs on Java 17; set JAVA_HOME to use
 # another JDK (3.x needs Java 21).
 #
 # Environment:
@@ -61,10 +61,7 @@ install() {
     echo "fetching $artifact from Maven Central" >&2
     mvn -q dependency:get -Dartifact="$artifact" -Dtransitive=false >&2 \
         || die "mvn could not fetch $artifact"
-    local repo
-    repo="$(mvn -q help:evaluate -Dexpression=settings.localRepository -DforceStdout 2>/dev/null || true)"
-    [ -d "$repo" ] || repo="$HOME/.m2/repository"
-    local zip="$repo/org/opensearch/distribution/integ-test-zip/opensearch/$VERSION/opensearch-$VERSION.zip"
+    local zip="$(local_repo)/org/opensearch/distribution/integ-test-zip/opensearch/$VERSION/opensearch-$VERSION.zip"
     [ -f "$zip" ] || die "$zip is missing after mvn dependency:get"
     mkdir -p "$DIR"
     local tmp
@@ -74,6 +71,84 @@ install() {
     chmod +x "$tmp/opensearch-$VERSION/bin/"*
     mv "$tmp/opensearch-$VERSION" "$DIST"
     rmdir "$tmp"
+}
+
+# The k-NN plugin (dense and hybrid retrieval on the cluster) and the lang-painless module it
+# extends, from Maven Central. The integ-test distribution has no lang-painless and Maven Central
+# serves it as jars, not as a module zip: its folder is assembled from the jars with a descriptor and
+# the security policy the module ships with. The plugin's zip holds jars only, no native
+# libraries: only its Lucene engine works (quantir sets it on every index it makes; the faiss
+# engine accepts an index and then kills the node on its first document).
+KNN_ARTIFACTS=(
+    "org.opensearch.plugin:opensearch-knn:$VERSION.0:zip c21b9565624d29fd4024e3a3902712349006cb7894a73c45d976756a761e628f"
+    "org.opensearch.plugin:lang-painless:$VERSION:jar e71e6c7ef99a6f5958cd0b25367acf472cc52cd49d29e13084c5ff0b5931f717"
+    "org.opensearch.plugin:opensearch-scripting-painless-spi:$VERSION:jar 84e545b968151739f1915cfd2db24bf873edfd317d2848b87b61d0d60ec70869"
+    "org.antlr:antlr4-runtime:4.13.1:jar 54665d2838cc66458343468efc539e454fc95b46a8a04b13c6ac43fc9be63505"
+    "org.ow2.asm:asm:9.7:jar adf46d5e34940bdf148ecdd26a9ee8eea94496a72034ff7141066b3eea5c4e9d"
+    "org.ow2.asm:asm-util:9.7:jar 37a6414d36641973f1af104937c95d6d921b2ddb4d612c66c5a9f2b13fc14211"
+    "org.ow2.asm:asm-tree:9.7:jar 62f4b3bc436045c1acb5c3ba2d8ec556ec3369093d7f5d06c747eb04b56d52b1"
+    "org.ow2.asm:asm-commons:9.7:jar 389bc247958e049fc9a0408d398c92c6d370c18035120395d4cba1d9d9304b7a"
+    "org.ow2.asm:asm-analysis:9.7:jar 7bc6bcbc21379948a0c8c467fb0f864206e5b818f6bc0b546872f5c9f941556f"
+)
+
+# Fetches one group:artifact:version:packaging through Maven, checks its sha256 and prints its path.
+fetch_checked() {
+    local coordinates="$1" sha="$2" group artifact version packaging
+    IFS=: read -r group artifact version packaging <<<"$coordinates"
+    mvn -q dependency:get -Dartifact="$coordinates" -Dtransitive=false >&2 \
+        || die "mvn could not fetch $coordinates"
+    local file
+    file="$(local_repo)/${group//.//}/$artifact/$version/$artifact-$version.$packaging"
+    [ -f "$file" ] || die "$file is missing after mvn dependency:get"
+    echo "$sha  $file" | sha256sum -c --quiet >&2 2>/dev/null \
+        || die "$file does not have the sha256 this script expects ($sha): delete it and run again"
+    echo "$file"
+}
+
+# Maven's local repository (asked once: each `mvn help:evaluate` takes seconds).
+LOCAL_REPO=""
+local_repo() {
+    if [ -z "$LOCAL_REPO" ]; then
+        LOCAL_REPO="$(mvn -q help:evaluate -Dexpression=settings.localRepository -DforceStdout 2>/dev/null || true)"
+        [ -d "$LOCAL_REPO" ] || LOCAL_REPO="$HOME/.m2/repository"
+    fi
+    echo "$LOCAL_REPO"
+}
+
+# Installs lang-painless and the k-NN plugin into the distribution once (idempotent: a complete
+# installation is left alone; a half-made one is made again).
+install_knn() {
+    [ -f "$DIST/plugins/opensearch-knn/plugin-descriptor.properties" ] && [ -f "$DIST/modules/lang-painless/.complete" ] && return
+    need mvn maven
+    echo "installing the k-NN plugin and lang-painless $VERSION from Maven Central" >&2
+    local files=() entry
+    for entry in "${KNN_ARTIFACTS[@]}"; do
+        files+=("$(fetch_checked ${entry% *} ${entry#* })")
+    done
+    local module="$DIST/modules/lang-painless"
+    rm -rf "$module" "$DIST/plugins/opensearch-knn"
+    mkdir -p "$module"
+    cp "${files[@]:1}" "$module/"
+    cat > "$module/plugin-descriptor.properties" <<EOF_DESCRIPTOR
+description=An easy, safe and fast scripting language for OpenSearch
+version=$VERSION
+name=lang-painless
+classname=org.opensearch.painless.PainlessPlugin
+java.version=11
+opensearch.version=$VERSION
+extended.plugins=
+has.native.controller=false
+EOF_DESCRIPTOR
+    cat > "$module/plugin-security.policy" <<'EOF_POLICY'
+grant {
+  // painless compiles scripts into classes of their own loader
+  permission java.lang.RuntimePermission "createClassLoader";
+  permission java.lang.RuntimePermission "getClassLoader";
+};
+EOF_POLICY
+    touch "$module/.complete"
+    OPENSEARCH_JAVA_HOME="$(java_home)" "$DIST/bin/opensearch-plugin" install --batch "file://${files[0]}" >&2 \
+        || die "opensearch-plugin could not install ${files[0]}"
 }
 
 # The user the nodes run as: ourselves, or nobody when we are root.
@@ -189,6 +264,7 @@ start() {
     fi
     need curl curl
     install
+    install_knn
     chmod 755 "$DIR"
     rm -rf "$DIR"/node-*
     for ((i = 1; i <= n; i++)); do
