@@ -112,6 +112,18 @@ pub enum Error {
         line: usize,
     },
 
+    /// A document loaded into OpenSearch with vectors from an embedded index that does not hold
+    /// it as the corpus has it: the vectors were made from another corpus.
+    #[error("{}: cannot take document \"{id}\"'s vector from it: {why}\n\nhint: build the embedded index from the same corpus (`quantir index --corpus … --index {} --dense MODEL`) and load again", index.display(), index.display())]
+    VectorsMismatch {
+        /// The embedded index named by `--vectors-from`.
+        index: PathBuf,
+        /// The document.
+        id: String,
+        /// What differs.
+        why: String,
+    },
+
     /// The layout of an input could not be recognised.
     #[error("{}: cannot tell the format: {why}\n\nhint: name it with --format {choices}", path.display())]
     UnknownFormat {

@@ -163,9 +163,11 @@ class Index:
 
 class OpenSearchIndex:
     """A quantir index on an OpenSearch cluster: the embedded index's BM25 scores, exact cutoff,
-    planners and fusion, served by the cluster (BM25 only)."""
+    planners and fusion, served by the cluster; dense and hybrid retrieval when it was loaded with
+    vectors (`build(..., vectors_from=DIR)`)."""
 
-    def __init__(self, urls: Union[str, Sequence[str]], index: str = "quantir", *, user: Optional[str] = None, password: Optional[str] = None, ca_certificate: Optional[PathLike] = None, insecure: bool = False, concurrency: int = 4) -> None: ...
+    def __init__(self, urls: Union[str, Sequence[str]], index: str = "quantir", *, user: Optional[str] = None, password: Optional[str] = None, ca_certificate: Optional[PathLike] = None, insecure: bool = False, concurrency: int = 4, dense: Optional[PathLike] = None, ort_lib: Optional[PathLike] = None, encoder_workers: int = 2, batch_size: int = 4) -> None:
+        """Opens the index; `dense` names the query encoder's model folder (by default the one its vectors record)."""
     @classmethod
     def build(
         cls,
@@ -179,6 +181,7 @@ class OpenSearchIndex:
         shards: int = 2,
         replicas: int = 1,
         batch: int = 500,
+        vectors_from: Optional[PathLike] = None,
         user: Optional[str] = None,
         password: Optional[str] = None,
         ca_certificate: Optional[PathLike] = None,
@@ -186,7 +189,8 @@ class OpenSearchIndex:
         concurrency: int = 4,
         progress: Progress = None,
     ) -> "OpenSearchIndex":
-        """Loads a corpus into the cluster (resumable; the alias moves only once it is complete) and opens it."""
+        """Loads a corpus into the cluster (resumable; the alias moves only once it is complete) and opens it;
+        with `vectors_from`, each document's vector from that embedded index of the same corpus (built with `dense`)."""
     @property
     def name(self) -> str: ...
     @property
@@ -206,6 +210,9 @@ class OpenSearchIndex:
         constant: str = "zero",
         rrf_k: float = 60.0,
         weights: Optional[Sequence[float]] = None,
+        retriever: str = "bm25",
+        hybrid_fusion: str = "combsum",
+        hybrid_norm: Optional[str] = None,
         k: int = 1000,
         depth: int = 100,
         before: Optional[DateLike] = None,
@@ -214,6 +221,8 @@ class OpenSearchIndex:
         remove_query: bool = False,
         k1: Optional[float] = None,
         b: Optional[float] = None,
+        ann: str = "exact",
+        ef: int = 256,
         mmr: bool = False,
         mmr_beta: float = 0.8,
         mmr_threshold: float = 0.5,

@@ -1,7 +1,7 @@
 //! `quantir.OpenSearchIndex`: the OpenSearch backend from Python, with `Index`'s methods.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -9,6 +9,8 @@ use pyo3::types::{PyDict, PyType};
 
 use quantir::corpus::{stream_corpus, Format, LoadOptions};
 use quantir::fuse::RRF_K;
+use quantir::index::dense::models::EncoderOptions;
+use quantir::index::dense::Encoder;
 use quantir::index::Bm25Params;
 use quantir::engine::Backend;
 use quantir::opensearch::{Cluster, ClusterConfig, LoadConfig, RemoteIndex};
@@ -16,7 +18,7 @@ use quantir::retrieve::{Cutoff, Retriever};
 
 use crate::convert::{choice, pub_date};
 use crate::errors::OrRaise;
-use crate::index::{at_least_one, Hit, RunSetup};
+use crate::index::{at_least_one, model_roots, Hit, RunSetup};
 use crate::progress::PyProgress;
 
 /// The connection settings both constructors take.
@@ -36,11 +38,29 @@ fn cluster_config(urls: &Bound<'_, PyAny>, index: &str, user: Option<String>, pa
 }
 
 /// A quantir index on an OpenSearch cluster: the same BM25 scores, exact cutoff, planners and
-/// fusion as `Index`, served by the cluster (BM25 only: it holds no vectors). Open one with
-/// `OpenSearchIndex(urls, index)`, load one with `OpenSearchIndex.build(corpus, urls, index)`.
+/// fusion as `Index`, served by the cluster; dense and hybrid retrieval when it was loaded with
+/// vectors (`build(..., vectors_from=DIR)`). Open one with `OpenSearchIndex(urls, index)`, load one
+/// with `OpenSearchIndex.build(corpus, urls, index)`.
 #[pyclass(frozen, module = "quantir._quantir")]
 pub struct OpenSearchIndex {
     remote: Arc<RemoteIndex>,
+    /// Where the query encoder comes from (the model the index records, unless `dense` names one).
+    options: EncoderOptions,
+    /// The query encoder, loaded on the first dense or hybrid run.
+    encoder: Mutex<Option<Option<Arc<Encoder>>>>,
+}
+
+impl OpenSearchIndex {
+    /// The query encoder for the index's vectors (None for an index without them), loaded once.
+    fn encoder(&self, py: Python<'_>) -> PyResult<Option<Arc<Encoder>>> {
+        if let Some(held) = self.encoder.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Ok(held);
+        }
+        let roots = model_roots(py);
+        let loaded = py.detach(|| self.remote.encoder(&self.options, &roots)).or_raise()?.map(Arc::new);
+        *self.encoder.lock().unwrap_or_else(|e| e.into_inner()) = Some(loaded.clone());
+        Ok(loaded)
+    }
 }
 
 #[pymethods]
@@ -48,22 +68,26 @@ impl OpenSearchIndex {
     /// Connects to the cluster at `urls` (a comma-separated str or a list) and opens the quantir
     /// index `index` (an alias quantir manages). Raises `ConnectionError` when no node answers,
     /// `PermissionError` when the credentials are refused, `QuantirError` when the index is
-    /// missing or was built by another analyzer version.
+    /// missing or was built by another analyzer version. `dense` names the query encoder's model
+    /// folder (by default the one the index's vectors record) and `ort_lib` ONNX Runtime, as for
+    /// `Index`.
     #[new]
-    #[pyo3(signature = (urls, index="quantir", *, user=None, password=None, ca_certificate=None, insecure=false, concurrency=4))]
+    #[pyo3(signature = (urls, index="quantir", *, user=None, password=None, ca_certificate=None, insecure=false, concurrency=4, dense=None, ort_lib=None, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size))]
     #[allow(clippy::too_many_arguments)]
-    fn new(py: Python<'_>, urls: &Bound<'_, PyAny>, index: &str, user: Option<String>, password: Option<String>, ca_certificate: Option<PathBuf>, insecure: bool, concurrency: usize) -> PyResult<Self> {
+    fn new(py: Python<'_>, urls: &Bound<'_, PyAny>, index: &str, user: Option<String>, password: Option<String>, ca_certificate: Option<PathBuf>, insecure: bool, concurrency: usize, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, encoder_workers: usize, batch_size: usize) -> PyResult<Self> {
         let config = cluster_config(urls, index, user, password, ca_certificate, insecure, concurrency)?;
         let remote = py.detach(|| Cluster::connect(config).and_then(RemoteIndex::open)).or_raise()?;
-        Ok(OpenSearchIndex { remote: Arc::new(remote) })
+        let options = EncoderOptions { model: dense, runtime: ort_lib, workers: encoder_workers, batch_size, ..EncoderOptions::default() };
+        Ok(OpenSearchIndex { remote: Arc::new(remote), options, encoder: Mutex::new(None) })
     }
 
     /// Loads `corpus` into the cluster as `quantir index --backend opensearch` does (BM25's `k1`
     /// and `b` fixed in the index settings; `shards` primaries with `replicas` each; `_bulk`
-    /// requests of `batch` documents), resuming an interrupted load and moving the alias only
-    /// once the new index is complete; then opens it.
+    /// requests of `batch` documents; with `vectors_from`, each document's vector from that
+    /// embedded index of the same corpus, for dense and hybrid runs), resuming an interrupted load
+    /// and moving the alias only once the new index is complete; then opens it.
     #[classmethod]
-    #[pyo3(signature = (corpus, urls, index="quantir", *, format="auto", k1=None, b=None, shards=2, replicas=1, batch=500, user=None, password=None, ca_certificate=None, insecure=false, concurrency=4, progress=None))]
+    #[pyo3(signature = (corpus, urls, index="quantir", *, format="auto", k1=None, b=None, shards=2, replicas=1, batch=500, vectors_from=None, user=None, password=None, ca_certificate=None, insecure=false, concurrency=4, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn build<'py>(
         cls: &Bound<'py, PyType>,
@@ -76,6 +100,7 @@ impl OpenSearchIndex {
         shards: u32,
         replicas: u32,
         batch: usize,
+        vectors_from: Option<PathBuf>,
         user: Option<String>,
         password: Option<String>,
         ca_certificate: Option<PathBuf>,
@@ -86,12 +111,13 @@ impl OpenSearchIndex {
         let py = cls.py();
         let format: Format = choice("format", format)?;
         let config = cluster_config(urls, index, user.clone(), password.clone(), ca_certificate.clone(), insecure, concurrency)?;
-        let load = LoadConfig { bm25: Bm25Params::default().over(k1, b).unwrap_or_default(), shards, replicas, batch: at_least_one("batch", batch)? };
+        let load = LoadConfig { bm25: Bm25Params::default().over(k1, b).unwrap_or_default(), shards, replicas, batch: at_least_one("batch", batch)?, ..LoadConfig::default() };
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| -> quantir::Result<()> {
             let documents = stream_corpus(&corpus, format, &LoadOptions::default(), &reporter)?;
             let cluster = Cluster::connect(config)?;
-            quantir::opensearch::build(&cluster, &documents, &corpus, &load, &reporter)?;
+            let vectors = vectors_from.as_deref().map(quantir::index::Index::open).transpose()?;
+            quantir::opensearch::build(&cluster, &documents, &corpus, &load, vectors.as_ref(), &reporter)?;
             Ok(())
         });
         reporter.finish_with(result.or_raise())?;
@@ -142,11 +168,13 @@ impl OpenSearchIndex {
     }
 
     /// As `Index.run`, over the cluster: `{claim id: {doc id: score}}`, the same scores and
-    /// order the embedded index gives. BM25 only.
+    /// order the embedded index gives. Dense and hybrid retrieval need an index loaded with
+    /// vectors; feedback (`rm3`, `rocchio`) is the embedded index's only.
     #[pyo3(signature = (
         claims, *, plan=None, fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
+        retriever="bm25", hybrid_fusion="combsum", hybrid_norm=None,
         k=1000, depth=quantir::ranges::DEFAULT_DEPTH, before=None, undated="exclude", temporal_filter="claim", remove_query=false, k1=None, b=None,
-        mmr=false, mmr_beta=0.8, mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None,
+        ann="exact", ef=256, mmr=false, mmr_beta=0.8, mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None,
         format="auto", progress=None
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -160,6 +188,9 @@ impl OpenSearchIndex {
         constant: &str,
         rrf_k: f64,
         weights: Option<Vec<f64>>,
+        retriever: &str,
+        hybrid_fusion: &str,
+        hybrid_norm: Option<&str>,
         k: usize,
         depth: usize,
         before: Option<&Bound<'py, PyAny>>,
@@ -168,6 +199,8 @@ impl OpenSearchIndex {
         remove_query: bool,
         k1: Option<f32>,
         b: Option<f32>,
+        ann: &str,
+        ef: usize,
         mmr: bool,
         mmr_beta: f64,
         mmr_threshold: f64,
@@ -178,10 +211,14 @@ impl OpenSearchIndex {
         format: &str,
         progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let retriever: Retriever = choice("retriever", retriever)?;
         let setup = RunSetup::new(
-            claims, plan, self.remote.clone(), fusion, norm, constant, rrf_k, weights, Retriever::Bm25, "combsum", None, k, depth, before, undated, temporal_filter, remove_query,
-            self.remote.bm25().over(k1, b), "exact", 256, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, 0,
-            |needed| if needed { Err(PyValueError::new_err("mmr_similarity=\"dense\" needs the dense encoder, which an OpenSearch index does not hold; use \"lexical\"")) } else { Ok(None) },
+            claims, plan, self.remote.clone(), fusion, norm, constant, rrf_k, weights, retriever, hybrid_fusion, hybrid_norm, k, depth, before, undated, temporal_filter, remove_query,
+            self.remote.bm25().over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, 0,
+            |needed| match needed {
+                false => Ok(None),
+                true => self.encoder(py)?.map(Some).ok_or_else(|| PyValueError::new_err("dense and hybrid retrieval and mmr_similarity=\"dense\" need the dense encoder: load the index with vectors (OpenSearchIndex.build(..., vectors_from=DIR)) or name a model with dense=DIR")),
+            },
         )?;
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| self.remote.run(&setup.claims, &setup.request(), &reporter).map(|output| output.lists.into_run()));

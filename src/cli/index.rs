@@ -34,6 +34,11 @@ pub struct IndexArgs {
     /// OpenSearch: documents per _bulk request
     #[arg(long, value_name = "N", default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     opensearch_batch: u64,
+    /// OpenSearch: load each document with its vector from this embedded index, built from the
+    /// same corpus with --dense (dense and hybrid retrieval on the cluster, Lucene's HNSW with
+    /// --hnsw-m and --hnsw-ef-construction)
+    #[arg(long, value_name = "DIR")]
+    vectors_from: Option<PathBuf>,
     #[command(flatten)]
     bm25: Bm25Args,
     #[command(flatten)]
@@ -53,16 +58,19 @@ pub struct IndexArgs {
     #[arg(long, requires = "dense")]
     hnsw: bool,
     /// HNSW neighbours per node (M), 2 to 256 (hnsw_rs's most)
-    #[arg(long, default_value_t = 16, requires = "hnsw", value_parser = super::args::ranged(quantir::ranges::HNSW_M))]
+    #[arg(long, default_value_t = 16, value_parser = super::args::ranged(quantir::ranges::HNSW_M))]
     hnsw_m: usize,
     /// HNSW candidate list while building, 1 to 100000
-    #[arg(long, default_value_t = 200, requires = "hnsw", value_parser = super::args::ranged(quantir::ranges::HNSW_EF_CONSTRUCTION))]
+    #[arg(long, default_value_t = 200, value_parser = super::args::ranged(quantir::ranges::HNSW_EF_CONSTRUCTION))]
     hnsw_ef_construction: usize,
 }
 
 pub fn run(args: IndexArgs) -> anyhow::Result<()> {
     if let Some(cluster) = args.backend.cluster(&args.index)? {
         return load_cluster(&args, cluster);
+    }
+    if args.vectors_from.is_some() {
+        anyhow::bail!("--vectors-from loads vectors into an OpenSearch index (--backend opensearch); an embedded index encodes its own with --dense MODEL");
     }
     let target = args.backend.folder(&args.index)?.clone();
     let started = Instant::now();
@@ -102,7 +110,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<()> {
 /// `quantir index --backend opensearch`: the corpus into the cluster, behind its alias.
 fn load_cluster(args: &IndexArgs, config: quantir::opensearch::ClusterConfig) -> anyhow::Result<()> {
     if args.dense.dense.is_some() || args.hnsw || args.f16 {
-        anyhow::bail!("the OpenSearch backend holds BM25 terms only: --dense, --hnsw and --f16 need the embedded backend");
+        anyhow::bail!("the OpenSearch backend does not encode documents: --dense, --hnsw and --f16 are the embedded backend's\n\nhint: build an embedded index of the corpus with --dense MODEL and load the cluster with --vectors-from DIR");
     }
     if args.doc_order.is_some() {
         anyhow::bail!("--doc-order orders the embedded index; OpenSearch keeps its own order (nothing was loaded)");
@@ -117,8 +125,10 @@ fn load_cluster(args: &IndexArgs, config: quantir::opensearch::ClusterConfig) ->
         shards: args.opensearch_shards,
         replicas: args.opensearch_replicas,
         batch: args.opensearch_batch as usize,
+        hnsw: HnswParams { max_connections: args.hnsw_m, ef_construction: args.hnsw_ef_construction },
     };
-    let summary = quantir::opensearch::build(&cluster, &corpus, &args.corpus, &load, &Bar::default())
+    let vectors = args.vectors_from.as_deref().map(quantir::index::Index::open).transpose().context("opening the index named by --vectors-from")?;
+    let summary = quantir::opensearch::build(&cluster, &corpus, &args.corpus, &load, vectors.as_ref(), &Bar::default())
         .with_context(|| format!("loading {} into OpenSearch index {}", args.corpus.display(), args.backend.opensearch_index))?;
     let total = started.elapsed().as_secs_f64();
     if summary.unchanged {

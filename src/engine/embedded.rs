@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::{ClaimLookup, fuse_plan, found_by, in_pool, list_depth, plan_all, validate, About, Backend, BackendKind, Generation, IndexRef, ClaimEvidence, Evidence, EvidenceHit, ExplainedHit, Explanation, Lists, RankedHits, RunOutput, RunRequest, RunSummary};
+use super::{encode_subqueries, ClaimLookup, fuse_plan, found_by, in_pool, list_depth, plan_all, validate, About, Backend, BackendKind, Generation, IndexRef, ClaimEvidence, Evidence, EvidenceHit, ExplainedHit, Explanation, Lists, RankedHits, RunOutput, RunRequest, RunSummary};
 use crate::corpus::Claim;
 use crate::error::{Error, Result};
 use crate::fuse::fuse_query;
 use crate::index::dense::models::EncoderOptions;
-use crate::index::dense::{Encoder, TextKind};
+use crate::index::dense::Encoder;
 use crate::index::{Bm25Params, Index, Live, StoredDocument};
 use crate::io::Progress;
 use crate::plan::Plan;
@@ -170,18 +170,10 @@ fn dense_lists(index: &Index, claims: &[Claim], plans: &[Plan], request: &RunReq
         message: format!("{} has no dense vectors\n\nhint: rebuild it with `quantir index … --dense models/all-minilm-l6-v2`", index.path().display()),
     })?;
     dense.check_settings(index.path(), encoder.config())?;
-    let texts: Vec<&str> = plans.iter().flat_map(|p| p.subqueries.iter().map(|q| q.text.as_str())).collect();
-    progress.start("encoding queries", Some(texts.len() as u64));
-    let mut vectors = Vec::with_capacity(texts.len() * dense.dim);
-    for part in texts.chunks(512) {
-        let (v, _) = encoder.encode(part, TextKind::Query)?;
-        vectors.extend(v);
-        progress.advance(part.len() as u64);
-    }
-    progress.finish();
+    let vectors = encode_subqueries(encoder, plans, dense.dim, progress)?;
     // Every sub-query of every claim, each with its claim's cutoff, in one search: the exact
     // search's matrix products then span claims, and its query blocks run on every core.
-    let mut queries: Vec<DenseQuery> = Vec::with_capacity(texts.len());
+    let mut queries: Vec<DenseQuery> = Vec::with_capacity(vectors.len() / dense.dim.max(1));
     for (claim, plan) in claims.iter().zip(plans) {
         let cutoff = config.cutoff_for(claim);
         let exclude = if config.remove_query { index.rank_of(&claim.id) } else { None };

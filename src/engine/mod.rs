@@ -508,6 +508,20 @@ impl Lookup for ClaimLookup<'_> {
 
 /// A claim's sub-query lists into its top `k`: a single list is the claim's own (moved, not
 /// copied), several are fused. The one place this choice is made, for every backend.
+/// Every sub-query of every plan encoded as a query, in order: `dim` values each.
+fn encode_subqueries(encoder: &Encoder, plans: &[Plan], dim: usize, progress: &dyn Progress) -> Result<Vec<f32>> {
+    let texts: Vec<&str> = plans.iter().flat_map(|p| p.subqueries.iter().map(|q| q.text.as_str())).collect();
+    progress.start("encoding queries", Some(texts.len() as u64));
+    let mut vectors = Vec::with_capacity(texts.len() * dim);
+    for part in texts.chunks(512) {
+        let (v, _) = encoder.encode(part, crate::index::dense::TextKind::Query)?;
+        vectors.extend(v);
+        progress.advance(part.len() as u64);
+    }
+    progress.finish();
+    Ok(vectors)
+}
+
 fn fuse_plan<K: Copy + Eq + std::hash::Hash + Ord>(mut lists: Vec<Vec<(K, f64)>>, k: usize, plan_config: &PlanRunConfig) -> Vec<(K, f64)> {
     if lists.len() == 1 {
         let mut only = lists.pop().expect("one list");

@@ -1,18 +1,20 @@
 //! The OpenSearch backend: [`Backend`] over an index on a cluster ([`RemoteIndex`]). The same
 //! planning, cutoffs and fusion as the embedded index, with every sub-query of every claim sent to
-//! the cluster in `_msearch` batches. BM25 only: the cluster holds no vectors.
+//! the cluster in `_msearch` batches: BM25, and dense or hybrid where the index was loaded with
+//! vectors (quantir encodes the queries and fuses a hybrid's two lists; the cluster searches).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::{ClaimLookup, found_by, fuse_plan, list_depth, plan_all, validate, About, Backend, BackendKind, ClaimEvidence, Evidence, EvidenceHit, ExplainedHit, Explanation, Lists, RunConfig, RunOutput, RunRequest, RunSummary};
+use super::{encode_subqueries, ClaimLookup, found_by, fuse_plan, list_depth, plan_all, validate, About, Backend, BackendKind, ClaimEvidence, Evidence, EvidenceHit, ExplainedHit, Explanation, Lists, RunConfig, RunOutput, RunRequest, RunSummary};
 use crate::corpus::Claim;
 use crate::error::{Error, Result};
 use crate::index::dense::models::EncoderOptions;
 use crate::index::dense::Encoder;
 use crate::index::Bm25Params;
 use crate::io::Progress;
-use crate::opensearch::{RemoteHit, RemoteIndex, RemoteQuery};
+use crate::fuse::fuse_query;
+use crate::opensearch::{RemoteHit, RemoteIndex, RemoteQuery, RemoteVectorQuery};
 use crate::plan::Plan;
 use crate::provenance::{Input, Role};
 use crate::retrieve::{Cutoff, Retriever};
@@ -27,12 +29,13 @@ impl Backend for RemoteIndex {
         self.bm25()
     }
 
-    /// The cluster holds no vectors, so no model is known from it: only a named one (for dense
-    /// MMR similarity).
+    /// The encoder the index's vectors were made with (or the named model, checked against it);
+    /// for an index without vectors, only a named model (for dense MMR similarity).
     fn encoder(&self, options: &EncoderOptions, roots: &[PathBuf]) -> Result<Option<Encoder>> {
-        match options.model {
-            Some(_) => options.encoder(None, roots),
-            None => Ok(None),
+        match (self.dense(), &options.model) {
+            (Some(dense), _) => options.vectors_encoder(dense, &location(self), roots).map(Some),
+            (None, Some(_)) => options.encoder(None, roots),
+            (None, None) => Ok(None),
         }
     }
 
@@ -54,12 +57,12 @@ impl Backend for RemoteIndex {
         config.validate(plan_config)?;
         let started = Instant::now();
         let plans = plan_all(claims, planner, self, config, plan_config, progress)?;
-        let mut answers = self.search_batch(&queries(claims, &plans, request), false, progress)?.into_iter();
+        let answers = self.answers(claims, &plans, request, false, progress)?;
+        let mut lists_by_claim = answers.lists(&plans, config, plan_config).into_iter();
         let mut run = Run { queries: Vec::with_capacity(claims.len()) };
         let mut explanations = Vec::new();
         for (claim, plan) in claims.iter().zip(&plans) {
-            let hits: Vec<Vec<RemoteHit>> = answers.by_ref().take(plan.subqueries.len()).collect();
-            let mut lists = scored(&hits);
+            let mut lists = lists_by_claim.next().expect("a claim's lists");
             let fused = fuse_plan(if explain { lists.clone() } else { std::mem::take(&mut lists) }, config.k, plan_config);
             if explain {
                 explanations.push(Explanation {
@@ -71,7 +74,7 @@ impl Backend for RemoteIndex {
             }
             run.queries.push(RankedList { qid: claim.id.clone(), docs: fused.into_iter().map(|(id, score)| ScoredDoc { docid: id.to_string(), score }).collect() });
         }
-        Ok(RunOutput { source: Input::artifact(Role::Index, Path::new(&format!("opensearch:{}", self.cluster().config().index)), self.fingerprint()), lists: Lists::Named(run), summary: RunSummary::of(claims, &plans, config, started), explanations })
+        Ok(RunOutput { source: Input::artifact(Role::Index, &location(self), self.fingerprint()), lists: Lists::Named(run), summary: RunSummary::of(claims, &plans, config, started), explanations })
     }
 
     fn evidence(&self, claim: &Claim, request: &RunRequest<'_>) -> Result<ClaimEvidence> {
@@ -81,9 +84,10 @@ impl Backend for RemoteIndex {
         let plan = planner.plan(claim, &ClaimLookup { backend: self, claim, config })?;
         validate(&plan, config, plan_config)?;
         let cutoff = config.cutoff_for(claim);
-        let answers = self.search_batch(&queries(std::slice::from_ref(claim), std::slice::from_ref(&plan), request), true, &crate::io::NoProgress)?;
-        let lists = scored(&answers);
-        let stored: std::collections::HashMap<&str, &serde_json::Value> = answers.iter().flatten().filter_map(|h| h.stored.as_ref().map(|s| (h.id.as_str(), s))).collect();
+        let plans = std::slice::from_ref(&plan);
+        let answers = self.answers(std::slice::from_ref(claim), plans, request, true, &crate::io::NoProgress)?;
+        let lists = answers.lists(plans, config, plan_config).pop().expect("the claim's lists");
+        let stored: std::collections::HashMap<&str, &serde_json::Value> = answers.lexical.iter().chain(&answers.dense).flatten().filter_map(|h| h.stored.as_ref().map(|s| (h.id.as_str(), s))).collect();
         let fused = fuse_plan(lists.clone(), config.k, plan_config);
         let hits = fused
             .iter()
@@ -97,10 +101,77 @@ impl Backend for RemoteIndex {
     }
 }
 
-/// What the cluster cannot do: dense retrieval, feedback, BM25 parameters other than its own.
+/// Where a remote index is, as errors and provenance name it.
+fn location(index: &RemoteIndex) -> PathBuf {
+    PathBuf::from(format!("opensearch:{}", index.cluster().config().index))
+}
+
+/// The cluster's answers to every sub-query of a batch of claims, in order: BM25's unless the
+/// retriever is dense, the vectors' unless it is BM25.
+struct Answers {
+    lexical: Vec<Vec<RemoteHit>>,
+    dense: Vec<Vec<RemoteHit>>,
+}
+
+impl RemoteIndex {
+    /// Sends every sub-query of `plans` (each with its claim's cutoff and list depth) to the
+    /// retriever's searches: BM25 through [`RemoteIndex::search_batch`], dense through
+    /// [`RemoteIndex::search_vectors`] with every sub-query encoded in one call.
+    fn answers(&self, claims: &[Claim], plans: &[Plan], request: &RunRequest<'_>, stored: bool, progress: &dyn Progress) -> Result<Answers> {
+        let RunRequest { config, plan: plan_config, encoder, .. } = *request;
+        let lexical = match config.retriever {
+            Retriever::Dense => Vec::new(),
+            Retriever::Bm25 | Retriever::Hybrid => self.search_batch(&queries(claims, plans, request), stored, progress)?,
+        };
+        let dense = match config.retriever {
+            Retriever::Bm25 => Vec::new(),
+            Retriever::Dense | Retriever::Hybrid => {
+                let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "--retriever", message: "dense and hybrid retrieval need the encoder's model folder (--dense DIR)".into() })?;
+                let dense = self.dense().ok_or_else(|| Error::InvalidArgument { name: "--retriever", message: crate::opensearch::no_vectors(&self.cluster().config().index) })?;
+                dense.check_settings(&location(self), encoder.config())?;
+                let vectors = encode_subqueries(encoder, plans, dense.dim, progress)?;
+                let mut rows = vectors.chunks_exact(dense.dim.max(1));
+                let mut queries = Vec::with_capacity(vectors.len() / dense.dim.max(1));
+                for (claim, plan) in claims.iter().zip(plans) {
+                    let (cutoff, exclude, k) = (config.cutoff_for(claim), config.remove_query.then_some(claim.id.as_str()), list_depth(plan, config, plan_config));
+                    for _ in &plan.subqueries {
+                        queries.push(RemoteVectorQuery { vector: rows.next().expect("a vector a sub-query"), cutoff, k, exclude });
+                    }
+                }
+                self.search_vectors(&queries, config.ann, config.ef, stored, progress)?
+            }
+        };
+        Ok(Answers { lexical, dense })
+    }
+}
+
+impl Answers {
+    /// Each claim's lists, one a sub-query: BM25's, dense's, or (hybrid) both fused by the
+    /// request's hybrid fusion, as the embedded backend fuses them.
+    fn lists(&self, plans: &[Plan], config: &RunConfig, plan_config: &super::PlanRunConfig) -> Vec<Vec<Vec<(&str, f64)>>> {
+        let (mut lexical, mut dense) = (self.lexical.iter(), self.dense.iter());
+        plans
+            .iter()
+            .map(|plan| {
+                let depth = list_depth(plan, config, plan_config);
+                plan.subqueries
+                    .iter()
+                    .map(|_| match (lexical.next(), dense.next()) {
+                        (Some(l), Some(d)) => fuse_query(&[scored(l), scored(d)], &plan_config.hybrid, depth),
+                        (Some(one), None) | (None, Some(one)) => scored(one),
+                        (None, None) => Vec::new(),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// What the cluster cannot do: feedback, BM25 parameters other than its own; dense retrieval on
+/// an index loaded without vectors.
 fn check(index: &RemoteIndex, config: &RunConfig) -> Result<()> {
-    if config.retriever != Retriever::Bm25 {
-        return Err(Error::InvalidArgument { name: "--retriever", message: "the OpenSearch backend retrieves with BM25 only (the cluster holds no vectors)".into() });
+    if config.retriever != Retriever::Bm25 && index.dense().is_none() {
+        return Err(Error::InvalidArgument { name: "--retriever", message: crate::opensearch::no_vectors(&index.cluster().config().index) });
     }
     if config.feedback.is_some() {
         return Err(Error::InvalidArgument { name: "--rm3/--rocchio", message: "feedback reads the feedback documents' terms from the embedded index; the OpenSearch backend does not expand queries".into() });
@@ -108,9 +179,9 @@ fn check(index: &RemoteIndex, config: &RunConfig) -> Result<()> {
     index.check_bm25(config.bm25)
 }
 
-/// The cluster's answers to a claim's sub-queries as the lists [`fuse_plan`] fuses.
-fn scored(answers: &[Vec<RemoteHit>]) -> Vec<Vec<(&str, f64)>> {
-    answers.iter().map(|list| list.iter().map(|h| (h.id.as_str(), f64::from(h.score))).collect()).collect()
+/// The cluster's answer to a sub-query as a list [`fuse_plan`] fuses.
+fn scored(hits: &[RemoteHit]) -> Vec<(&str, f64)> {
+    hits.iter().map(|h| (h.id.as_str(), f64::from(h.score))).collect()
 }
 
 /// Every sub-query of every claim, each with its claim's cutoff and list depth.

@@ -12,8 +12,16 @@ use super::{wire_term, LAYOUT_VERSION, META_KEY};
 use crate::analysis::{Analyzer, ANALYZER_NAME, ANALYZER_VERSION};
 use crate::corpus::{passage, Document, InOrder, Origin};
 use crate::error::{Error, Result};
-use crate::index::Bm25Params;
+use crate::index::{Bm25Params, DenseManifest, HnswParams, Index};
 use crate::io::Progress;
+
+/// The `knn_vector` field that holds a document's vector.
+pub(crate) const VECTOR_FIELD: &str = "vector";
+
+/// The k-NN engine quantir's indexes use, and the only one it searches: Lucene's HNSW runs inside
+/// the JVM; the faiss and nmslib engines need native libraries (the faiss engine accepts an index
+/// without them and then kills the node on its first document).
+pub(crate) const KNN_ENGINE: &str = "lucene";
 
 /// How an index is laid out on the cluster.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,12 +34,14 @@ pub struct LoadConfig {
     pub replicas: u32,
     /// Documents per `_bulk` request.
     pub batch: usize,
+    /// The HNSW graph's parameters when vectors are loaded (Lucene's graph, one per segment).
+    pub hnsw: HnswParams,
 }
 
 impl Default for LoadConfig {
     /// Two primaries with one replica each, 500 documents a request.
     fn default() -> Self {
-        LoadConfig { bm25: Bm25Params::default(), shards: 2, replicas: 1, batch: 500 }
+        LoadConfig { bm25: Bm25Params::default(), shards: 2, replicas: 1, batch: 500, hnsw: HnswParams::default() }
     }
 }
 
@@ -71,6 +81,11 @@ pub(crate) struct IndexMeta {
     /// name's fingerprint says.
     #[serde(default)]
     pub updated: bool,
+    /// The vectors loaded with the documents (field [`VECTOR_FIELD`], Lucene's HNSW with the
+    /// recorded parameters): the encoder that made them, so queries are encoded alike. None: BM25
+    /// only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense: Option<DenseManifest>,
 }
 
 /// Checks an index or alias name against OpenSearch's rules before any request.
@@ -91,9 +106,13 @@ fn check_name(name: &str) -> Result<()> {
 
 /// The corpus and every setting that changes the index, hashed: equal fingerprints, equal indexes.
 /// One pass over the documents in order (a corpus on disk is never held whole).
-fn fingerprint(corpus: &dyn InOrder, config: &LoadConfig) -> Result<String> {
+fn fingerprint(corpus: &dyn InOrder, config: &LoadConfig, vectors: Option<&Index>) -> Result<String> {
     let mut hash = Sha256::new();
     hash.update(format!("layout {LAYOUT_VERSION} analyzer {ANALYZER_NAME} {ANALYZER_VERSION} k1 {} b {} shards {} replicas {}\0", config.bm25.k1, config.bm25.b, config.shards, config.replicas));
+    if let Some(index) = vectors {
+        // The vectors are the embedded index's: its fingerprint covers them.
+        hash.update(format!("vectors {} m {} ef_construction {}\0", index.fingerprint().0, config.hnsw.max_connections, config.hnsw.ef_construction));
+    }
     corpus.for_each_from(0, &mut |d, _| {
         for part in [d.id.as_str(), &d.title, &d.text, d.url.as_deref().unwrap_or("\u{1}")] {
             hash.update(part.as_bytes());
@@ -108,7 +127,7 @@ fn fingerprint(corpus: &dyn InOrder, config: &LoadConfig) -> Result<String> {
 
 /// The physical index's settings and mapping.
 fn create_body(config: &LoadConfig, meta: &IndexMeta) -> Value {
-    json!({
+    let mut body = json!({
         "settings": {
             "number_of_shards": config.shards,
             "number_of_replicas": config.replicas,
@@ -136,7 +155,19 @@ fn create_body(config: &LoadConfig, meta: &IndexMeta) -> Value {
                 "offset": { "type": "long", "index": false, "doc_values": false }
             }
         }
-    })
+    });
+    if let Some(dense) = &meta.dense {
+        body["settings"]["index.knn"] = json!(true);
+        // Inner product, as the embedded index scores; OpenSearch reports it as `ip + 1` (or
+        // `1 / (1 - ip)` below zero), which the search maps back.
+        body["mappings"]["properties"][VECTOR_FIELD] = json!({
+            "type": "knn_vector",
+            "dimension": dense.dim,
+            "method": { "name": "hnsw", "space_type": "innerproduct", "engine": KNN_ENGINE, "parameters": { "m": config.hnsw.max_connections, "ef_construction": config.hnsw.ef_construction } }
+        });
+        body["mappings"]["_source"]["excludes"] = json!(["terms", VECTOR_FIELD]);
+    }
+    body
 }
 
 /// One document as sent: quantir's terms, the stored fields, the cutoff's date.
@@ -194,15 +225,32 @@ pub(crate) fn alias_targets(cluster: &Cluster, alias: &str) -> Result<Vec<String
 /// Loads `corpus` into the cluster under `cluster.config().index`, replacing what the alias named
 /// only once the new index is complete. Re-running after an interruption resumes; re-running
 /// with the same corpus and settings does nothing.
-pub fn build(cluster: &Cluster, corpus: &dyn InOrder, corpus_path: &std::path::Path, config: &LoadConfig, progress: &dyn Progress) -> Result<LoadSummary> {
+///
+/// With `vectors`, an embedded index built from the same corpus with `--dense`: each document is
+/// loaded with its vector from that index (the same vectors, so dense retrieval on the cluster
+/// equals the embedded index's), and a document the index does not hold as the corpus has it is
+/// an error ([`Error::VectorsMismatch`]).
+pub fn build(cluster: &Cluster, corpus: &dyn InOrder, corpus_path: &std::path::Path, config: &LoadConfig, vectors: Option<&Index>, progress: &dyn Progress) -> Result<LoadSummary> {
     config.bm25.validate()?;
+    let dense = match vectors {
+        None => None,
+        Some(index) => {
+            let manifest = index.manifest().dense.clone().ok_or_else(|| Error::InvalidArgument {
+                name: "--vectors-from",
+                message: format!("{} has no dense vectors\n\nhint: build it with `quantir index --corpus … --index {} --dense models/all-minilm-l6-v2`", index.path().display(), index.path().display()),
+            })?;
+            crate::ranges::HNSW_M.check(config.hnsw.max_connections as u64)?;
+            crate::ranges::HNSW_EF_CONSTRUCTION.check(config.hnsw.ef_construction as u64)?;
+            Some(DenseManifest { hnsw: Some(config.hnsw), dtype: crate::index::dense::VectorDtype::F32, ..manifest })
+        }
+    };
     if config.shards == 0 || config.batch == 0 {
         return Err(Error::InvalidArgument { name: "--opensearch-shards", message: "expected at least 1 shard and 1 document per batch".into() });
     }
     let alias = cluster.config().index.clone();
     check_name(&alias)?;
     let started = Instant::now();
-    let fingerprint = fingerprint(corpus, config)?;
+    let fingerprint = fingerprint(corpus, config, vectors)?;
     let targets = alias_targets(cluster, &alias)?;
     // Named by the fingerprint; a name an updated index holds (its content no longer what the
     // name says) is passed over for the next free one.
@@ -248,6 +296,7 @@ pub fn build(cluster: &Cluster, corpus: &dyn InOrder, corpus_path: &std::path::P
             complete: false,
             corpus: corpus_path.display().to_string(),
             updated: false,
+            dense,
         };
         cluster.request(Method::Put, &format!("/{physical}"), &[], Body::Json(create_body(config, &meta)), "creating the index")?;
         meta
@@ -257,7 +306,7 @@ pub fn build(cluster: &Cluster, corpus: &dyn InOrder, corpus_path: &std::path::P
     }
     let resumed = meta.loaded.min(corpus.count());
     if !meta.complete {
-        load(cluster, corpus, &physical, &mut meta, config, progress)?;
+        load(cluster, corpus, &physical, &mut meta, config, vectors, progress)?;
         finish(cluster, &physical, &mut meta)?;
     }
     // One `_aliases` call: searches see the old index or the new one, never neither.
@@ -272,7 +321,7 @@ pub fn build(cluster: &Cluster, corpus: &dyn InOrder, corpus_path: &std::path::P
 
 /// Sends every document from `meta.loaded` on, a window of `concurrency` batches at a time,
 /// recording progress in `_meta` as it goes. Only the window being sent is held in memory.
-fn load(cluster: &Cluster, corpus: &dyn InOrder, physical: &str, meta: &mut IndexMeta, config: &LoadConfig, progress: &dyn Progress) -> Result<()> {
+fn load(cluster: &Cluster, corpus: &dyn InOrder, physical: &str, meta: &mut IndexMeta, config: &LoadConfig, vectors: Option<&Index>, progress: &dyn Progress) -> Result<()> {
     let analyzer = Analyzer::default();
     let size = (config.batch * cluster.config().concurrency).max(1);
     progress.start("loading into OpenSearch", Some(corpus.count() as u64));
@@ -281,7 +330,7 @@ fn load(cluster: &Cluster, corpus: &dyn InOrder, physical: &str, meta: &mut Inde
     let mut last_record = Instant::now();
     let mut window: Vec<(Document, Option<Origin>)> = Vec::with_capacity(size);
     let mut send = |window: &mut Vec<(Document, Option<Origin>)>, meta: &mut IndexMeta| -> Result<()> {
-        send_window(cluster, physical, &analyzer, config, window, &corpus.load_summary().file, &mut failures)?;
+        send_window(cluster, physical, &analyzer, config, window, vectors, &corpus.load_summary().file, &mut failures)?;
         progress.advance(window.len() as u64);
         meta.loaded += window.len();
         window.clear();
@@ -313,7 +362,13 @@ fn load(cluster: &Cluster, corpus: &dyn InOrder, physical: &str, meta: &mut Inde
 /// single documents (a full write queue) are sent again, other failures added to `failures`. A
 /// create refused because the id is there (409) is a copy an interrupted load already sent when
 /// the stored copy came from the same record, and a repeated id ([`Error::DuplicateId`]) otherwise.
-fn send_window(cluster: &Cluster, physical: &str, analyzer: &Analyzer, config: &LoadConfig, window: &[(Document, Option<Origin>)], file: &std::path::Path, failures: &mut Vec<(String, String)>) -> Result<()> {
+fn send_window(cluster: &Cluster, physical: &str, analyzer: &Analyzer, config: &LoadConfig, window: &[(Document, Option<Origin>)], vectors: Option<&Index>, file: &std::path::Path, failures: &mut Vec<(String, String)>) -> Result<()> {
+    // Each document's vector, read (and its text checked) once, before any attempt.
+    let rows: Vec<Option<&[f32]>> = match vectors {
+        None => vec![None; window.len()],
+        Some(index) => window.iter().map(|(d, _)| vector_of(index, d).map(Some)).collect::<Result<_>>()?,
+    };
+    let rows: std::collections::HashMap<&str, &[f32]> = window.iter().zip(&rows).filter_map(|((d, _), r)| r.map(|r| (d.id.as_str(), r))).collect();
     let mut pending: Vec<&(Document, Option<Origin>)> = window.iter().collect();
     let mut refused: Vec<(&str, Origin)> = Vec::new();
     for attempt in 0..=cluster.config().retries {
@@ -336,6 +391,9 @@ fn send_window(cluster: &Cluster, physical: &str, analyzer: &Analyzer, config: &
                     body.push_str(&json!({ "create": { "_index": physical, "_id": d.id } }).to_string());
                     body.push('\n');
                     let mut doc = source(analyzer, d);
+                    if let Some(row) = rows.get(d.id.as_str()) {
+                        doc[VECTOR_FIELD] = json!(row);
+                    }
                     if let Some(origin) = origin {
                         doc["line"] = json!(origin.line);
                         doc["offset"] = json!(origin.offset);
@@ -385,6 +443,19 @@ fn send_window(cluster: &Cluster, physical: &str, analyzer: &Analyzer, config: &
         }
     }
     Ok(())
+}
+
+/// The vector `index` holds for `document`, checked to be the vector of the same passage: the
+/// index must hold the id, with the same title and text.
+fn vector_of<'a>(index: &'a Index, document: &Document) -> Result<&'a [f32]> {
+    let mismatch = |why: &str| Error::VectorsMismatch { index: index.path().to_path_buf(), id: document.id.clone(), why: why.to_string() };
+    let rank = index.rank_of(&document.id).ok_or_else(|| mismatch("the index does not hold it"))?;
+    let stored = index.stored_by_rank(rank)?;
+    if (stored.title.as_str(), stored.text.as_str()) != (document.title.as_str(), document.text.as_str()) {
+        return Err(mismatch("the index holds another title or text for it"));
+    }
+    let vectors = index.vectors().ok_or_else(|| mismatch("the index has no vectors"))?;
+    Ok(vectors.row(rank as usize))
 }
 
 /// Makes a loaded index searchable and exact: refresh, wait for every replica, merge away

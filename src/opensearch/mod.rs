@@ -36,6 +36,16 @@
 //! search sorts by `_score` then the `id` keyword. Scores are Lucene's f32 sums, which may differ
 //! from the embedded scorer's in the last bits; near-equal scores may then swap.
 //!
+//! **Vectors** (dense and hybrid retrieval): a load with an embedded index's vectors
+//! (`--vectors-from`, [`build`]) sends each document's vector with it into a `knn_vector` field
+//! (the k-NN plugin, Lucene's HNSW engine: the only one that runs without native libraries, set on
+//! every index quantir makes; an index of another engine is refused). Dense queries are encoded by
+//! quantir with the encoder the index records and searched with the claim's cutoff as a filter
+//! inside the search, never after it: exactly (`--ann exact`, the plugin's scoring script over the
+//! admitted documents: the embedded exact search's top k, scores equal to float rounding) or
+//! through the graph (`--ann hnsw`, Lucene's efficient filtering). Hybrid retrieval fuses each
+//! sub-query's BM25 and dense lists in quantir, as the embedded backend does.
+//!
 //! **Layout** of an index named `NAME`: `NAME` is an alias over one physical index,
 //! `NAME-<fingerprint>`, where the fingerprint covers the corpus (every id, date, title and
 //! text), the analyzer version, k1, b, shards and replicas. A load writes the physical index
@@ -62,7 +72,8 @@ mod update;
 
 pub use client::{Cluster, ClusterConfig};
 pub use ingest::{build, LoadConfig, LoadSummary};
-pub use search::{RemoteHit, RemoteIndex, RemoteQuery};
+pub(crate) use search::no_vectors;
+pub use search::{RemoteHit, RemoteIndex, RemoteQuery, RemoteVectorQuery};
 pub use update::{update, RemoteChange, RemoteUpdateSummary};
 
 use sha2::{Digest, Sha256};

@@ -5,13 +5,13 @@ use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
 
 use super::client::{reason, Body, Cluster};
-use super::ingest::{alias_targets, read_meta, IndexMeta};
+use super::ingest::{alias_targets, read_meta, IndexMeta, KNN_ENGINE, VECTOR_FIELD};
 use super::{wire_term, READABLE_LAYOUTS};
 use crate::analysis::{Analyzer, ANALYZER_NAME, ANALYZER_VERSION};
 use crate::error::{Error, Result};
-use crate::index::Bm25Params;
+use crate::index::{Bm25Params, DenseManifest};
 use crate::io::Progress;
-use crate::retrieve::{Cutoff, UndatedPolicy};
+use crate::retrieve::{Ann, Cutoff, UndatedPolicy};
 
 /// Queries per `_msearch` request.
 const QUERIES_PER_REQUEST: usize = 64;
@@ -32,7 +32,40 @@ pub struct RemoteQuery<'a> {
     pub exclude: Option<&'a str>,
 }
 
-/// One hit: the document's id and Lucene's BM25 score.
+/// One dense query of a batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RemoteVectorQuery<'a> {
+    /// The query's vector (the index's dimension).
+    pub vector: &'a [f32],
+    /// Which documents it may return.
+    pub cutoff: Cutoff,
+    /// How many.
+    pub k: usize,
+    /// A document id never to return (`--remove-query`).
+    pub exclude: Option<&'a str>,
+}
+
+/// How the cluster's scores become the embedded index's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Scores {
+    /// BM25, times a constant ([`score_scale`]).
+    Bm25(f32),
+    /// The k-NN plugin's inner-product score (`ip + 1` from 0 up, `1 / (1 - ip)` below), back to
+    /// the inner product.
+    InnerProduct,
+}
+
+impl Scores {
+    fn map(self, score: f32) -> f32 {
+        match self {
+            Scores::Bm25(scale) => score * scale,
+            Scores::InnerProduct if score >= 1.0 => score - 1.0,
+            Scores::InnerProduct => 1.0 - 1.0 / score,
+        }
+    }
+}
+
+/// One hit: the document's id and its score (BM25, or the inner product of a dense search).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RemoteHit {
     /// Document id.
@@ -92,6 +125,11 @@ impl RemoteIndex {
         self.meta.documents
     }
 
+    /// How the vectors loaded with the documents were made, when they were.
+    pub fn dense(&self) -> Option<&DenseManifest> {
+        self.meta.dense.as_ref()
+    }
+
     /// The cluster.
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
@@ -128,52 +166,66 @@ impl RemoteIndex {
             return None;
         }
         let should: Vec<Value> = order.iter().map(|t| json!({ "term": { "terms": { "value": t, "boost": counts[t] } } })).collect();
-        let mut filter: Vec<Value> = Vec::new();
-        if let Some(before) = query.cutoff.before {
-            let range = json!({ "range": { "date_last": { "lt": before.first_day().format("%Y-%m-%d").to_string(), "format": "strict_date" } } });
-            filter.push(match query.cutoff.undated {
-                UndatedPolicy::Exclude => range,
-                UndatedPolicy::Include => json!({ "bool": { "should": [range, { "bool": { "must_not": { "exists": { "field": "date_last" } } } }], "minimum_should_match": 1 } }),
-            });
-        }
-        let mut boolean = json!({ "should": should, "minimum_should_match": 1, "filter": filter });
-        if let Some(id) = query.exclude {
-            boolean["must_not"] = json!({ "ids": { "values": [id] } });
-        }
-        let mut body = json!({
-            "size": query.k,
-            "query": { "bool": boolean },
-            // The retrieve stage's tie rule: score descending, then id descending.
-            "sort": [{ "_score": "desc" }, { "id": "desc" }],
-            "track_scores": true,
-            "track_total_hits": false,
-        });
-        if stored {
-            body["_source"] = json!(["id", "title", "text", "url", "date"]);
-        } else {
-            // No stored field at all, not even `_id`: the id comes back as the second sort value.
-            // Loading `_id` for every hit was most of a deep search's cost (SciFact's 300 claims
-            // at k = 1000 through `_msearch`: 12.2–14.2 s with it, 4.2–5.6 s without).
-            body["stored_fields"] = json!("_none_");
-        }
-        Some(body)
+        let mut boolean = admitted(&query.cutoff, query.exclude);
+        boolean["should"] = json!(should);
+        boolean["minimum_should_match"] = json!(1);
+        Some(page(json!({ "bool": boolean }), query.k, stored))
+    }
+
+    /// The search body of one dense query: exact (the k-NN plugin's scoring script over the
+    /// documents the cutoff admits) or Lucene's HNSW with the cutoff as its filter (efficient
+    /// filtering: the graph search visits admitted documents only, falling back to exact search
+    /// inside Lucene when few are admitted).
+    fn vector_body(query: &RemoteVectorQuery, ann: Ann, ef: usize, stored: bool) -> Value {
+        let filter = json!({ "bool": admitted(&query.cutoff, query.exclude) });
+        let search = match ann {
+            Ann::Exact => json!({ "script_score": {
+                "query": filter,
+                "script": { "source": "knn_score", "lang": "knn", "params": { "field": VECTOR_FIELD, "query_value": query.vector, "space_type": "innerproduct" } }
+            } }),
+            Ann::Hnsw => json!({ "knn": { VECTOR_FIELD: {
+                "vector": query.vector,
+                "k": query.k,
+                "method_parameters": { "ef_search": ef.max(query.k) },
+                "filter": filter
+            } } }),
+        };
+        page(search, query.k, stored)
     }
 
     /// Every query's top k, in input order, `QUERIES_PER_REQUEST` a request and
     /// `concurrency` requests in flight. A query whose answer failed on some shard (a node
     /// dropping mid-search) is asked again; no partial answer is ever returned.
     pub fn search_batch(&self, queries: &[RemoteQuery], stored: bool, progress: &dyn Progress) -> Result<Vec<Vec<RemoteHit>>> {
-        if let Some(q) = queries.iter().find(|q| q.k == 0 || q.k > MAX_K) {
-            return Err(Error::InvalidArgument { name: "-k", message: format!("an OpenSearch search returns 1 to {MAX_K} documents (index.max_result_window), not {}", q.k) });
-        }
+        check_k(queries.iter().map(|q| q.k))?;
         let bodies: Vec<Option<Value>> = queries.iter().map(|q| self.body(q, stored)).collect();
+        self.msearch(bodies, "dfs_query_then_fetch", Scores::Bm25(self.scale), "searching OpenSearch", progress)
+    }
+
+    /// Every dense query's top k by inner product, in input order, as [`Self::search_batch`]
+    /// sends them: exact (equal to the embedded index's exact search) or through Lucene's HNSW.
+    /// An index loaded without vectors is an error.
+    pub fn search_vectors(&self, queries: &[RemoteVectorQuery], ann: Ann, ef: usize, stored: bool, progress: &dyn Progress) -> Result<Vec<Vec<RemoteHit>>> {
+        let dense = self.dense().ok_or_else(|| Error::InvalidArgument { name: "--retriever", message: no_vectors(&self.cluster.config().index) })?;
+        check_k(queries.iter().map(|q| q.k))?;
+        if let Some(q) = queries.iter().find(|q| q.vector.len() != dense.dim) {
+            return Err(Error::InvalidArgument { name: "--dense", message: format!("a query vector has {} values, the index's vectors {}: the encoder is not the index's", q.vector.len(), dense.dim) });
+        }
+        let bodies: Vec<Option<Value>> = queries.iter().map(|q| Some(Self::vector_body(q, ann, ef, stored))).collect();
+        // No term statistics in a vector's score: one round trip.
+        self.msearch(bodies, "query_then_fetch", Scores::InnerProduct, "searching OpenSearch's vectors", progress)
+    }
+
+    /// Sends the searches `bodies` (a `None` finds nothing) through `_msearch`: every answer in
+    /// input order, complete, its scores mapped by `scores`.
+    fn msearch(&self, bodies: Vec<Option<Value>>, search_type: &str, scores: Scores, what: &str, progress: &dyn Progress) -> Result<Vec<Vec<RemoteHit>>> {
         let mut out: Vec<Option<Vec<RemoteHit>>> = bodies.iter().map(|b| if b.is_none() { Some(Vec::new()) } else { None }).collect();
-        let header = json!({ "index": self.cluster.config().index, "search_type": "dfs_query_then_fetch", "allow_partial_search_results": false }).to_string();
+        let header = json!({ "index": self.cluster.config().index, "search_type": search_type, "allow_partial_search_results": false }).to_string();
         let window = QUERIES_PER_REQUEST * self.cluster.config().concurrency;
-        progress.start("searching OpenSearch", Some(queries.len() as u64));
+        progress.start(what, Some(bodies.len() as u64));
         let mut last_problem = String::new();
-        for start in (0..queries.len()).step_by(window.max(1)) {
-            let end = (start + window).min(queries.len());
+        for start in (0..bodies.len()).step_by(window.max(1)) {
+            let end = (start + window).min(bodies.len());
             for attempt in 0..=self.cluster.config().retries {
                 let todo: Vec<usize> = (start..end).filter(|&i| out[i].is_none()).collect();
                 if todo.is_empty() {
@@ -205,7 +257,7 @@ impl RemoteIndex {
                         return Err(Error::OpenSearch { action: "searching (_msearch)".into(), status: status.as_u16(), message: format!("{} answers for {} queries", responses.len(), chunk.len()) });
                     }
                     for (response, &i) in responses.iter().zip(chunk) {
-                        match read_response(response, self.scale) {
+                        match read_response(response, scores) {
                             Answer::Hits(hits) => out[i] = Some(hits),
                             Answer::Again(why) => last_problem = why,
                             Answer::Fatal(status, why) => return Err(Error::OpenSearch { action: "searching (_msearch)".into(), status, message: why }),
@@ -227,6 +279,59 @@ impl RemoteIndex {
     }
 }
 
+/// Every k within 1 to [`MAX_K`].
+fn check_k(mut ks: impl Iterator<Item = usize>) -> Result<()> {
+    match ks.find(|&k| k == 0 || k > MAX_K) {
+        Some(k) => Err(Error::InvalidArgument { name: "-k", message: format!("an OpenSearch search returns 1 to {MAX_K} documents (index.max_result_window), not {k}") }),
+        None => Ok(()),
+    }
+}
+
+/// The error for dense retrieval on an index loaded without vectors.
+pub(crate) fn no_vectors(index: &str) -> String {
+    format!("OpenSearch index {index} holds no vectors\n\nhint: load it with vectors from an embedded index of the same corpus built with --dense: `quantir index --corpus … --backend opensearch --opensearch-index {index} --vectors-from DIR`")
+}
+
+/// A bool query's clauses for the documents a query may return: the cutoff's filter and the
+/// excluded id.
+fn admitted(cutoff: &Cutoff, exclude: Option<&str>) -> Value {
+    let mut filter: Vec<Value> = Vec::new();
+    if let Some(before) = cutoff.before {
+        let range = json!({ "range": { "date_last": { "lt": before.first_day().format("%Y-%m-%d").to_string(), "format": "strict_date" } } });
+        filter.push(match cutoff.undated {
+            UndatedPolicy::Exclude => range,
+            UndatedPolicy::Include => json!({ "bool": { "should": [range, { "bool": { "must_not": { "exists": { "field": "date_last" } } } }], "minimum_should_match": 1 } }),
+        });
+    }
+    let mut boolean = json!({ "filter": filter });
+    if let Some(id) = exclude {
+        boolean["must_not"] = json!({ "ids": { "values": [id] } });
+    }
+    boolean
+}
+
+/// A search body around `query`: its top `k` in the retrieve stage's order, with the stored
+/// fields or with none.
+fn page(query: Value, k: usize, stored: bool) -> Value {
+    let mut body = json!({
+        "size": k,
+        "query": query,
+        // The retrieve stage's tie rule: score descending, then id descending.
+        "sort": [{ "_score": "desc" }, { "id": "desc" }],
+        "track_scores": true,
+        "track_total_hits": false,
+    });
+    if stored {
+        body["_source"] = json!(["id", "title", "text", "url", "date"]);
+    } else {
+        // No stored field at all, not even `_id`: the id comes back as the second sort value.
+        // Loading `_id` for every hit was most of a deep search's cost (SciFact's 300 claims
+        // at k = 1000 through `_msearch`: 12.2–14.2 s with it, 4.2–5.6 s without).
+        body["stored_fields"] = json!("_none_");
+    }
+    body
+}
+
 /// One `_msearch` response, read.
 enum Answer {
     Hits(Vec<RemoteHit>),
@@ -235,7 +340,7 @@ enum Answer {
     Fatal(u16, String),
 }
 
-fn read_response(response: &Value, scale: f32) -> Answer {
+fn read_response(response: &Value, scores: Scores) -> Answer {
     if response.get("error").is_some() {
         let status = response["status"].as_u64().unwrap_or(500) as u16;
         let why = reason(response);
@@ -254,7 +359,7 @@ fn read_response(response: &Value, scale: f32) -> Answer {
             return Answer::Fatal(200, format!("a hit without an id or a _score: {}", crate::error::shorten(&hit.to_string())));
         };
         let stored = hit.get("_source").cloned();
-        out.push(RemoteHit { id: id.to_string(), score: score as f32 * scale, stored });
+        out.push(RemoteHit { id: id.to_string(), score: scores.map(score as f32), stored });
     }
     Answer::Hits(out)
 }
@@ -278,5 +383,33 @@ pub(crate) fn served(cluster: &Cluster) -> Result<(String, IndexMeta)> {
     check("the analyzer", meta.analyzer.clone(), ANALYZER_NAME.to_string())?;
     check("the analyzer version", meta.analyzer_version.to_string(), ANALYZER_VERSION.to_string())?;
     check("the load", if meta.complete { "complete" } else { "incomplete" }.to_string(), "complete".to_string())?;
+    check_engine(cluster, &physical, &alias)?;
     Ok((physical, meta))
+}
+
+/// Refuses an index whose vector field uses a k-NN engine other than Lucene's (module doc of
+/// [`super::ingest`]: the others need native libraries, and faiss without them kills the node).
+fn check_engine(cluster: &Cluster, physical: &str, alias: &str) -> Result<()> {
+    let value = cluster.request(Method::Get, &format!("/{physical}/_mapping"), &[], Body::None, "reading the index mapping")?;
+    let properties = value.as_object().and_then(|m| m.values().next()).map(|m| m["mappings"]["properties"].clone()).unwrap_or(Value::Null);
+    let Some(fields) = properties.as_object() else { return Ok(()) };
+    for (name, field) in fields {
+        if field["type"] != "knn_vector" {
+            continue;
+        }
+        // A field without a method is searched by the scoring script only; one with a method
+        // names its engine (OpenSearch 2.x's default, when it names none, is not Lucene).
+        if field.get("method").is_some() {
+            let engine = field["method"]["engine"].as_str().unwrap_or("(the cluster's default)");
+            if engine != KNN_ENGINE {
+                return Err(Error::OpenSearchIncompatible {
+                    index: alias.to_string(),
+                    what: "its k-NN engine",
+                    found: format!("{engine} on field {name}"),
+                    supported: format!("{KNN_ENGINE} only: the other engines need native libraries, and without them faiss kills the node on the first document (reload with `quantir index --backend opensearch`, which sets {KNN_ENGINE})"),
+                });
+            }
+        }
+    }
+    Ok(())
 }

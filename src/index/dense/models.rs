@@ -153,9 +153,16 @@ impl EncoderOptions {
     /// None when the index has no vectors.
     pub fn index_encoder(&self, index: &Index, roots: &[PathBuf]) -> Result<Option<Encoder>> {
         let Some(dense) = index.manifest().dense.as_ref() else { return Ok(None) };
+        self.vectors_encoder(dense, index.path(), roots).map(Some)
+    }
+
+    /// The query encoder for the vectors `dense` describes (held at `location`, named in errors):
+    /// the named model or the recorded one, checked against the recorded settings and model
+    /// sha256 before it is loaded.
+    pub fn vectors_encoder(&self, dense: &crate::index::DenseManifest, location: &Path, roots: &[PathBuf]) -> Result<Encoder> {
         let (dir, config) = self.folder(Some(Path::new(&dense.model_dir)), roots)?.expect("a folder was given");
-        dense.check_model(index.path(), &dir, &config)?;
-        Encoder::open(&dir, config, &find_runtime(self.runtime.as_deref(), roots)?, self.workers, self.batch_size).map(Some)
+        dense.check_model(location, &dir, &config)?;
+        Encoder::open(&dir, config, &find_runtime(self.runtime.as_deref(), roots)?, self.workers, self.batch_size)
     }
 
     /// The encoder for `index`'s dense retrieval or dense MMR: the index's own when it has
