@@ -9,6 +9,7 @@ import socket
 import pytest
 
 import quantir
+from conftest import DATA, ROOT, read_trec
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,6 @@ def test_search_returns_stored_fields(remote, scifact_index):
 def test_equals_the_cli_backend(remote, scifact, cli, tmp_path, urls):
     out = tmp_path / "run"
     cli("run", "--backend", "opensearch", "--opensearch-url", urls, "--opensearch-index", "py-scifact", "--claims", scifact, "-k", "20", "--output", out)
-    from conftest import read_trec
 
     theirs = {q: dict(docs) for q, docs in read_trec(out).items()}
     ours = remote.run(scifact / "queries.jsonl", k=20)
@@ -93,3 +93,35 @@ def test_bm25_parameters_are_the_index_settings(remote):
         remote.search("vitamin", k1=1.2)
     with pytest.raises(ValueError, match="dense encoder"):
         remote.run(["vitamin D"], mmr=True, mmr_similarity="dense")
+
+
+def test_hybrid_runs_with_vectors_equal_the_cli_and_the_embedded_index(tmp_path_factory, urls, cli, tmp_path):
+    """The QuanTemp sample loaded with the vectors of an embedded index built from Python: a hybrid
+    run with the numeric planner and each claim's cutoff equals the CLI's over the same cluster
+    index (the same ids in order, the same scores) and the embedded index's (scores within 1e-4);
+    an index loaded without vectors refuses a dense run."""
+    corpus, claims = DATA / "quantemp-sample/corpus.json", DATA / "quantemp-sample/claims.jsonl"
+    embedded = quantir.Index.build(corpus, tmp_path_factory.mktemp("osdense") / "idx", dense=ROOT / "models/all-minilm-l6-v2")
+    remote = quantir.OpenSearchIndex.build(corpus, urls.split(","), "py-quantemp-dense", vectors_from=embedded.path)
+    got = remote.run(claims, plan="numeric", retriever="hybrid", k=50)
+    out = tmp_path / "cli.trec"
+    cli("run", "--backend", "opensearch", "--opensearch-url", urls, "--opensearch-index", "py-quantemp-dense", "--claims", claims,
+        "--plan", "numeric", "--retriever", "hybrid", "-k", "50", "--output", out)
+    theirs = read_trec(out)
+    assert len(theirs) == 12
+    assert {q: list(d) for q, d in got.items() if d} == {q: [d for d, _ in v] for q, v in theirs.items()}
+    for qid, docs in theirs.items():
+        for doc, score in docs:
+            assert got[qid][doc] == pytest.approx(score, rel=1e-6, abs=1e-9), (qid, doc)
+    want = embedded.run(claims, plan="numeric", retriever="hybrid", k=50)
+    assert want.keys() == got.keys()
+    for qid, docs in want.items():
+        assert list(docs) == list(got[qid]), qid
+        assert all(abs(docs[d] - got[qid][d]) <= 1e-4 for d in docs), qid
+    # HNSW on the cluster (the sample is small enough for it to find the exact top 50).
+    hnsw = remote.run(claims, retriever="dense", ann="hnsw", k=50)
+    exact = remote.run(claims, retriever="dense", k=50)
+    assert {q: set(d) for q, d in hnsw.items()} == {q: set(d) for q, d in exact.items()}
+    bm25_only = quantir.OpenSearchIndex.build(corpus, urls.split(","), "py-quantemp-bm25")
+    with pytest.raises(ValueError, match="load the index with vectors"):
+        bm25_only.run(claims, retriever="dense")

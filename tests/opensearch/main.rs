@@ -103,8 +103,12 @@ fn read_run(path: &Path) -> HashMap<String, Vec<(String, f64)>> {
 /// the embedded scorer sum in f32 in different orders, so near-ties may swap). Returns the
 /// positions whose ids differ.
 fn compare_lists(ours: &[(String, f64)], theirs: &[(String, f64)], what: &str) -> usize {
+    compare_lists_within(ours, theirs, what, &|a, b| (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1e-9))
+}
+
+/// [`compare_lists`] with scores equal when `close` says so.
+fn compare_lists_within(ours: &[(String, f64)], theirs: &[(String, f64)], what: &str, close: &dyn Fn(f64, f64) -> bool) -> usize {
     assert_eq!(ours.len(), theirs.len(), "{what}: lengths");
-    let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * a.abs().max(b.abs()).max(1e-9);
     let mut swapped = 0;
     for (i, ((a, sa), (b, sb))) in ours.iter().zip(theirs).enumerate() {
         assert!(close(*sa, *sb), "{what}: rank {}: score {sa} against {sb}", i + 1);
@@ -126,6 +130,37 @@ fn compare_runs(embedded: &Path, remote: &Path) -> (usize, usize) {
         swapped += compare_lists(list, &b[qid], &format!("query {qid}"));
     }
     (a.len(), swapped)
+}
+
+/// [`compare_runs`] for dense and hybrid runs: scores within `within` in absolute terms (inner
+/// products near zero and z-scored fusions near zero make a relative bound meaningless). Lucene and
+/// the embedded index sum f32 products in different orders, and z-scoring divides those ~1e-7
+/// differences by a list's spread, so a fused score moves by ~1e-5. Returns (queries,
+/// swapped positions, the largest score difference).
+fn compare_dense_runs(embedded: &Path, remote: &Path, within: f64) -> (usize, usize, f64) {
+    let (a, b) = (read_run(embedded), read_run(remote));
+    assert_eq!(a.len(), b.len(), "the same queries");
+    let (mut swapped, mut largest) = (0, 0f64);
+    for (qid, list) in &a {
+        swapped += compare_lists_within(list, &b[qid], &format!("query {qid}"), &|x, y| (x - y).abs() <= within);
+        largest = list.iter().zip(&b[qid]).filter(|(x, y)| x.0 == y.0).fold(largest, |m, (x, y)| m.max((x.1 - y.1).abs()));
+    }
+    (a.len(), swapped, largest)
+}
+
+/// The bundled encoder's folder (scripts/setup_models.sh installs it).
+fn minilm() -> String {
+    repo().join("models/all-minilm-l6-v2").display().to_string()
+}
+
+/// `corpus` as an embedded index with vectors at `index`, and loaded with those vectors as
+/// `alias` on the cluster.
+fn with_vectors(corpus: &Path, index: &Path, alias: &str) {
+    if !index.exists() {
+        assert_ok(&run_quantir(&["index", "--corpus", corpus.to_str().unwrap(), "--index", index.to_str().unwrap(), "--dense", &minilm()]), "embedded index with vectors");
+    }
+    let load = run_quantir(&["index", "--corpus", corpus.to_str().unwrap(), "--backend", "opensearch", "--opensearch-index", alias, "--vectors-from", index.to_str().unwrap()]);
+    assert_ok(&load, "loading with vectors");
 }
 
 /// SciFact in both backends (the embedded index in `dir`), built once per test binary.
@@ -178,14 +213,17 @@ fn quantemp_sample() -> (tempfile::TempDir, PathBuf) {
     (dir, index)
 }
 
-/// QuanTemp's dated sample: claim-only and the numeric planner (several sub-queries, fused), each
-/// claim cut off at its own date, undated documents excluded or included, and without the filter.
+/// QuanTemp's dated sample: claim-only, the numeric and the iterative planner (several sub-queries,
+/// fused), each claim cut off at its own date, undated documents excluded or included, and without
+/// the filter.
 #[test]
 fn planned_runs_with_cutoffs_equal_the_embedded_index() {
     let _lock = serial();
     let (dir, index) = quantemp_sample();
     let claims = repo().join("data/quantemp-sample/claims.jsonl");
-    for extra in [&["--plan", "claim-only"][..], &["--plan", "numeric"], &["--undated", "include"], &["--temporal-filter", "off"], &["--plan", "numeric", "--fusion", "rrf"]] {
+    // The iterative planner reads evidence while it plans: on the cluster, through the cluster's
+    // search under each claim's cutoff.
+    for extra in [&["--plan", "claim-only"][..], &["--plan", "numeric"], &["--undated", "include"], &["--temporal-filter", "off"], &["--plan", "numeric", "--fusion", "rrf"], &["--plan", "iterative"]] {
         let run = |backend: &[&str], name: &str| {
             let out = dir.path().join(name);
             let mut args = vec!["run", "--claims", claims.to_str().unwrap(), "-k", "50", "--output", out.to_str().unwrap()];
@@ -237,7 +275,7 @@ fn corpus_of(documents: Vec<Document>) -> Corpus {
 
 fn load(alias: &str, corpus: &Corpus) -> RemoteIndex {
     let cluster = connect(alias);
-    quantir::opensearch::build(&cluster, corpus, Path::new("test"), &LoadConfig::default(), &NoProgress).unwrap();
+    quantir::opensearch::build(&cluster, corpus, Path::new("test"), &LoadConfig::default(), None, &NoProgress).unwrap();
     RemoteIndex::open(cluster).unwrap()
 }
 
@@ -423,7 +461,7 @@ fn a_rebuild_under_load_keeps_answering() {
             }
             answers
         });
-        quantir::opensearch::build(&connect("t-swap"), &new, Path::new("test"), &LoadConfig::default(), &NoProgress).unwrap();
+        quantir::opensearch::build(&connect("t-swap"), &new, Path::new("test"), &LoadConfig::default(), None, &NoProgress).unwrap();
         std::thread::sleep(Duration::from_millis(500));
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         searcher.join().unwrap()
@@ -792,4 +830,145 @@ fn a_node_killed_during_an_update_loses_nothing() {
     assert_eq!(queries, 300);
     eprintln!("SciFact added under a node kill: 300 claims, top 100: {swapped} positions swapped within ties");
     delete_indexes("t-upkill");
+}
+
+/// QuanTemp's dated sample loaded with the embedded index's vectors: dense (exact) and hybrid
+/// runs, each claim under its own cutoff, equal the embedded runs (the same top 50, scores within
+/// 1e-5); the cluster's HNSW finds nearly all of exact's top 50.
+#[test]
+fn dense_and_hybrid_runs_with_cutoffs_equal_the_embedded_index() {
+    let _lock = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = repo().join("data/quantemp-sample/corpus.json");
+    let index = dir.path().join("idx");
+    with_vectors(&corpus, &index, "t-quantemp-dense");
+    let claims = repo().join("data/quantemp-sample/claims.jsonl");
+    let run = |extra: &[&str], backend: &[&str], name: &str| {
+        let out = dir.path().join(name);
+        let mut args = vec!["run", "--claims", claims.to_str().unwrap(), "-k", "50", "--output", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(backend);
+        assert_ok(&run_quantir(&args), &format!("run {extra:?} {backend:?}"));
+        out
+    };
+    let (embedded, remote) = (["--index", index.to_str().unwrap()], ["--backend", "opensearch", "--opensearch-index", "t-quantemp-dense"]);
+    for extra in [
+        &["--retriever", "dense"][..],
+        &["--retriever", "hybrid"],
+        &["--retriever", "dense", "--plan", "numeric"],
+        &["--retriever", "hybrid", "--plan", "numeric", "--undated", "include"],
+        &["--retriever", "hybrid", "--hybrid-fusion", "rrf", "--temporal-filter", "off"],
+        &["--retriever", "hybrid", "--plan", "iterative"],
+    ] {
+        let (e, r) = (run(extra, &embedded, "e.run"), run(extra, &remote, "r.run"));
+        let (queries, swapped, largest) = compare_dense_runs(&e, &r, 1e-4);
+        assert_eq!(queries, 12, "every claim of the sample has hits");
+        eprintln!("QuanTemp sample with vectors {extra:?}: {queries} claims, top 50: {swapped} positions swapped within ties, scores within {largest:.2e}");
+    }
+    // The same BM25 run as an index without vectors.
+    let (e, r) = (run(&["--retriever", "bm25"], &embedded, "e.run"), run(&["--retriever", "bm25"], &remote, "r.run"));
+    compare_runs(&e, &r);
+    // HNSW on the cluster (Lucene's graph, the cutoff inside the graph search) against exact.
+    let exact = read_run(&run(&["--retriever", "dense"], &remote, "exact.run"));
+    let approximate = read_run(&run(&["--retriever", "dense", "--ann", "hnsw"], &remote, "hnsw.run"));
+    let (mut found, mut total) = (0, 0);
+    for (qid, list) in &exact {
+        let theirs: std::collections::HashSet<&str> = approximate[qid].iter().map(|(id, _)| id.as_str()).collect();
+        found += list.iter().filter(|(id, _)| theirs.contains(id.as_str())).count();
+        total += list.len();
+    }
+    let recall = found as f64 / total as f64;
+    eprintln!("QuanTemp sample: the cluster's HNSW recall@50 against exact {recall:.4}");
+    assert!(recall >= 0.95, "recall@50 {recall}");
+    // The servers: a hybrid search with the numeric plan gives the embedded server's evidence.
+    {
+        let embedded = Server::start(&["--index", index.to_str().unwrap()]);
+        let remote = Server::start(&["--backend", "opensearch", "--opensearch-index", "t-quantemp-dense"]);
+        let health: Value = reqwest::blocking::get(format!("{}/api/health", remote.url)).unwrap().json().unwrap();
+        assert_eq!(health["retrievers"], json!(["bm25", "dense", "hybrid"]), "{health}");
+        for line in std::fs::read_to_string(&claims).unwrap().lines() {
+            let claim: Value = serde_json::from_str(line).unwrap();
+            let request = json!({ "claim": claim["text"], "date": claim["date"], "plan": "numeric", "retriever": "hybrid", "k": 10 });
+            let ((sa, a), (sb, b)) = (embedded.post("/api/search", request.clone()), remote.post("/api/search", request));
+            assert_eq!((sa, sb), (200, 200), "{a} {b}");
+            let list = |v: &Value| v["hits"].as_array().unwrap().iter().map(|h| (h["id"].as_str().unwrap().to_string(), h["score"].as_f64().unwrap())).collect::<Vec<_>>();
+            assert!(!list(&a).is_empty(), "{a}");
+            compare_lists_within(&list(&a), &list(&b), &format!("server {}", claim["id"]), &|x, y| (x - y).abs() <= 1e-4);
+            for (ha, hb) in a["hits"].as_array().unwrap().iter().zip(b["hits"].as_array().unwrap()).filter(|(ha, hb)| ha["id"] == hb["id"]) {
+                assert_eq!((&ha["text"], &ha["date"], &ha["from_subqueries"]), (&hb["text"], &hb["date"], &hb["from_subqueries"]), "{}", ha["id"]);
+            }
+        }
+    }
+    // An index without vectors refuses dense retrieval with the way to load them.
+    quantemp_sample();
+    let out = run_quantir(&["run", "--claims", claims.to_str().unwrap(), "--output", dir.path().join("x.run").to_str().unwrap(), "--retriever", "dense", "--dense", &minilm(), "--backend", "opensearch", "--opensearch-index", "t-quantemp"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("holds no vectors") && stderr.contains("--vectors-from"), "{stderr}");
+    // Vectors from an index of another corpus are refused, naming the document.
+    let other = dir.path().join("other.jsonl");
+    std::fs::write(&other, "{\"id\": \"zz-not-there\", \"text\": \"A document the sample does not hold.\"}\n").unwrap();
+    let out = run_quantir(&["index", "--corpus", other.to_str().unwrap(), "--backend", "opensearch", "--opensearch-index", "t-mismatch", "--vectors-from", index.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("zz-not-there") && stderr.contains("does not hold it"), "{stderr}");
+    delete_indexes("t-mismatch");
+}
+
+/// SciFact with vectors: a hybrid run with a data node killed during it equals the healthy run
+/// byte for byte, and the healthy run equals the embedded one.
+#[test]
+fn a_node_killed_during_a_hybrid_run_changes_nothing() {
+    let _lock = serial();
+    let index = workdir().join("scifact-dense");
+    with_vectors(&repo().join("data/scifact"), &index, "t-scifact-dense");
+    let dir = tempfile::tempdir().unwrap();
+    let spawn = |output: &Path, backend: &[&str]| {
+        Command::new(quantir())
+            .args(["run", "--claims", "data/scifact", "--qrels", "data/scifact/qrels/test.tsv", "-k", "100", "--retriever", "hybrid", "--plan", "numeric", "--output"])
+            .arg(output)
+            .args(backend)
+            .current_dir(repo())
+            .env("QUANTIR_OPENSEARCH_URL", urls())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let remote = ["--backend", "opensearch", "--opensearch-index", "t-scifact-dense", "--opensearch-concurrency", "1"];
+    let (embedded, healthy, faulty) = (dir.path().join("embedded.run"), dir.path().join("healthy.run"), dir.path().join("faulty.run"));
+    assert_ok(&wait(spawn(&embedded, &["--index", index.to_str().unwrap()]), Duration::from_secs(300)), "embedded run");
+    let started = Instant::now();
+    assert_ok(&wait(spawn(&healthy, &remote), Duration::from_secs(300)), "healthy run");
+    let took = started.elapsed();
+    let (queries, swapped, largest) = compare_dense_runs(&embedded, &healthy, 1e-4);
+    assert_eq!(queries, 300);
+    eprintln!("SciFact hybrid with the numeric planner: 300 claims, top 100: {swapped} positions swapped within ties, scores within {largest:.2e}; the cluster's run took {took:?}");
+    let child = spawn(&faulty, &remote);
+    std::thread::sleep(took / 2);
+    cluster_script(&["kill", "2"]);
+    let output = wait(child, Duration::from_secs(300));
+    cluster_script(&["revive", "2"]);
+    assert_ok(&output, "run with a node killed");
+    assert_eq!(std::fs::read(&healthy).unwrap(), std::fs::read(&faulty).unwrap(), "the same run file");
+}
+
+/// An index whose vector field uses the faiss engine (which, without the plugin's native
+/// libraries, kills the node on its first document) is refused before any search.
+#[test]
+fn a_faiss_engine_index_is_refused() {
+    let _lock = serial();
+    scifact(workdir());
+    delete_indexes("t-faiss");
+    let (_, mapping) = http("GET", "/t-scifact/_mapping", None);
+    let mut mappings = mapping.as_object().unwrap().values().next().unwrap()["mappings"].clone();
+    mappings["properties"]["vector"] = json!({ "type": "knn_vector", "dimension": 384, "method": { "name": "hnsw", "space_type": "innerproduct", "engine": "faiss" } });
+    let (status, body) = http("PUT", "/t-faiss-physical", Some(json!({ "settings": { "index.knn": true, "number_of_replicas": 0, "similarity": { "quantir_bm25": { "type": "BM25" } } }, "mappings": mappings })));
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = http("POST", "/_aliases", Some(json!({ "actions": [{ "add": { "index": "t-faiss-physical", "alias": "t-faiss" } }] })));
+    assert_eq!(status, 200, "{body}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_quantir(&["run", "--claims", repo().join("data/quantemp-sample/claims.jsonl").to_str().unwrap(), "--output", dir.path().join("x.run").to_str().unwrap(), "--backend", "opensearch", "--opensearch-index", "t-faiss"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("faiss") && stderr.contains("lucene"), "{stderr}");
+    assert!(!dir.path().join("x.run").exists());
+    delete_indexes("t-faiss");
 }
