@@ -398,7 +398,12 @@ impl Engine {
                 let accept: crate::index::Accept = Box::new(move |next: &Index| crate::index::dense::models::serves_vectors_of(next, fits.as_ref().map(|(c, d)| (c, d.as_path()))));
                 Ok((Engine::new(Live::new(index, Some(accept))), encoder))
             }
-            Location::OpenSearch(_) => Ok((Engine::open(location)?, None)),
+            Location::OpenSearch(_) => {
+                // The encoder the cluster index's vectors were made with (none without vectors).
+                let engine = Engine::open(location)?;
+                let encoder = engine.encoder(options, roots)?;
+                Ok((engine, encoder))
+            }
         }
     }
 
