@@ -41,18 +41,9 @@ docs=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$
 n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$claims")
 run_flags=(--claims "$claims" --plan numeric --fusion combmax-norm --depth 100 -k 100)
 
-# timed SYSTEM NODES STEP ITEMS -- command: wall seconds and quantir's peak RSS, plus the nodes'.
-timed() {
-    local system=$1 nodes=$2 step=$3 items=$4; shift 5
-    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" > "$work/dense-$system-$nodes-$step.log" 2>&1 \
-        || { cat "$work/dense-$system-$nodes-$step.log" >&2; exit 1; }
-    read -r secs kb < "$work/time.txt"
-    local cluster_mb=0
-    if [ "$nodes" != 0 ]; then
-        cluster_mb=$(for f in "$QUANTIR_OPENSEARCH_DIR"/node-*/pid; do grep VmHWM "/proc/$(cat "$f")/status" | awk '{print $2}'; done | awk '{s += $1} END {print int(s / 1024)}')
-    fi
-    echo "$system,$nodes,$step,$secs,$items,$((kb / 1024)),$cluster_mb" >> "$raw"
-}
+timed_log_prefix=dense-
+# shellcheck source=scripts/bench/timed.sh
+source scripts/bench/timed.sh
 
 # recall EXACT_RUN HNSW_RUN: HNSW's recall@100 against exact, per claim, averaged.
 recall() {

@@ -314,6 +314,13 @@ pub enum Error {
         index: String,
     },
 
+    /// Dense or hybrid retrieval asked of an OpenSearch index loaded without vectors.
+    #[error("OpenSearch index {index} holds no vectors\n\nhint: load it with vectors from an embedded index of the same corpus built with --dense: `quantir index --corpus … --backend opensearch --opensearch-index {index} --vectors-from DIR`")]
+    OpenSearchNoVectors {
+        /// The index or alias name.
+        index: String,
+    },
+
     /// An OpenSearch index quantir cannot search as it is: another analyzer version, not built
     /// by quantir, a load that did not finish.
     #[error("OpenSearch index \"{index}\": {what} is {found}, this quantir needs {supported}\n\nhint: rebuild it with `quantir index --corpus <CORPUS> --backend opensearch --opensearch-index {index}`")]

@@ -127,7 +127,7 @@ impl RemoteIndex {
             Retriever::Bm25 => Vec::new(),
             Retriever::Dense | Retriever::Hybrid => {
                 let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "--retriever", message: "dense and hybrid retrieval need the encoder's model folder (--dense DIR)".into() })?;
-                let dense = self.dense().ok_or_else(|| Error::InvalidArgument { name: "--retriever", message: crate::opensearch::no_vectors(&self.cluster().config().index) })?;
+                let dense = self.vectors()?;
                 dense.check_settings(&location(self), encoder.config())?;
                 let vectors = encode_subqueries(encoder, plans, dense.dim, progress)?;
                 let mut rows = vectors.chunks_exact(dense.dim.max(1));
@@ -170,8 +170,8 @@ impl Answers {
 /// What the cluster cannot do: feedback, BM25 parameters other than its own; dense retrieval on
 /// an index loaded without vectors.
 fn check(index: &RemoteIndex, config: &RunConfig) -> Result<()> {
-    if config.retriever != Retriever::Bm25 && index.dense().is_none() {
-        return Err(Error::InvalidArgument { name: "--retriever", message: crate::opensearch::no_vectors(&index.cluster().config().index) });
+    if config.retriever != Retriever::Bm25 {
+        index.vectors()?;
     }
     if config.feedback.is_some() {
         return Err(Error::InvalidArgument { name: "--rm3/--rocchio", message: "feedback reads the feedback documents' terms from the embedded index; the OpenSearch backend does not expand queries".into() });

@@ -322,7 +322,7 @@ pub fn build(cluster: &Cluster, corpus: &dyn InOrder, corpus_path: &std::path::P
 /// Sends every document from `meta.loaded` on, a window of `concurrency` batches at a time,
 /// recording progress in `_meta` as it goes. Only the window being sent is held in memory.
 fn load(cluster: &Cluster, corpus: &dyn InOrder, physical: &str, meta: &mut IndexMeta, config: &LoadConfig, vectors: Option<&Index>, progress: &dyn Progress) -> Result<()> {
-    let analyzer = Analyzer::default();
+    let sender = Sender { cluster, physical, analyzer: Analyzer::default(), config, vectors, file: &corpus.load_summary().file };
     let size = (config.batch * cluster.config().concurrency).max(1);
     progress.start("loading into OpenSearch", Some(corpus.count() as u64));
     progress.advance(meta.loaded as u64);
@@ -330,7 +330,7 @@ fn load(cluster: &Cluster, corpus: &dyn InOrder, physical: &str, meta: &mut Inde
     let mut last_record = Instant::now();
     let mut window: Vec<(Document, Option<Origin>)> = Vec::with_capacity(size);
     let mut send = |window: &mut Vec<(Document, Option<Origin>)>, meta: &mut IndexMeta| -> Result<()> {
-        send_window(cluster, physical, &analyzer, config, window, vectors, &corpus.load_summary().file, &mut failures)?;
+        send_window(&sender, window, &mut failures)?;
         progress.advance(window.len() as u64);
         meta.loaded += window.len();
         window.clear();
@@ -358,11 +358,23 @@ fn load(cluster: &Cluster, corpus: &dyn InOrder, physical: &str, meta: &mut Inde
     write_meta(cluster, physical, meta)
 }
 
+/// What every window of a load is sent with: the physical index, the analyzer of its stored
+/// terms, the load's settings, the index the vectors come from, and the corpus file errors name.
+struct Sender<'a> {
+    cluster: &'a Cluster,
+    physical: &'a str,
+    analyzer: Analyzer,
+    config: &'a LoadConfig,
+    vectors: Option<&'a Index>,
+    file: &'a std::path::Path,
+}
+
 /// Sends one window of documents as `_bulk` creates, `concurrency` requests at a time; 429s on
 /// single documents (a full write queue) are sent again, other failures added to `failures`. A
 /// create refused because the id is there (409) is a copy an interrupted load already sent when
 /// the stored copy came from the same record, and a repeated id ([`Error::DuplicateId`]) otherwise.
-fn send_window(cluster: &Cluster, physical: &str, analyzer: &Analyzer, config: &LoadConfig, window: &[(Document, Option<Origin>)], vectors: Option<&Index>, file: &std::path::Path, failures: &mut Vec<(String, String)>) -> Result<()> {
+fn send_window(sender: &Sender<'_>, window: &[(Document, Option<Origin>)], failures: &mut Vec<(String, String)>) -> Result<()> {
+    let Sender { cluster, physical, ref analyzer, config, vectors, file } = *sender;
     // Each document's vector, read (and its text checked) once, before any attempt.
     let rows: Vec<Option<&[f32]>> = match vectors {
         None => vec![None; window.len()],

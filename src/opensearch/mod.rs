@@ -72,7 +72,6 @@ mod update;
 
 pub use client::{Cluster, ClusterConfig};
 pub use ingest::{build, LoadConfig, LoadSummary};
-pub(crate) use search::no_vectors;
 pub use search::{RemoteHit, RemoteIndex, RemoteQuery, RemoteVectorQuery};
 pub use update::{update, RemoteChange, RemoteUpdateSummary};
 

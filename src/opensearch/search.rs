@@ -130,6 +130,12 @@ impl RemoteIndex {
         self.meta.dense.as_ref()
     }
 
+    /// The vectors' manifest, or [`Error::OpenSearchNoVectors`] for an index loaded without
+    /// vectors: the one check before any dense search.
+    pub fn vectors(&self) -> Result<&DenseManifest> {
+        self.dense().ok_or_else(|| Error::OpenSearchNoVectors { index: self.cluster.config().index.clone() })
+    }
+
     /// The cluster.
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
@@ -206,7 +212,7 @@ impl RemoteIndex {
     /// sends them: exact (equal to the embedded index's exact search) or through Lucene's HNSW.
     /// An index loaded without vectors is an error.
     pub fn search_vectors(&self, queries: &[RemoteVectorQuery], ann: Ann, ef: usize, stored: bool, progress: &dyn Progress) -> Result<Vec<Vec<RemoteHit>>> {
-        let dense = self.dense().ok_or_else(|| Error::InvalidArgument { name: "--retriever", message: no_vectors(&self.cluster.config().index) })?;
+        let dense = self.vectors()?;
         check_k(queries.iter().map(|q| q.k))?;
         if let Some(q) = queries.iter().find(|q| q.vector.len() != dense.dim) {
             return Err(Error::InvalidArgument { name: "--dense", message: format!("a query vector has {} values, the index's vectors {}: the encoder is not the index's", q.vector.len(), dense.dim) });
@@ -285,11 +291,6 @@ fn check_k(mut ks: impl Iterator<Item = usize>) -> Result<()> {
         Some(k) => Err(Error::InvalidArgument { name: "-k", message: format!("an OpenSearch search returns 1 to {MAX_K} documents (index.max_result_window), not {k}") }),
         None => Ok(()),
     }
-}
-
-/// The error for dense retrieval on an index loaded without vectors.
-pub(crate) fn no_vectors(index: &str) -> String {
-    format!("OpenSearch index {index} holds no vectors\n\nhint: load it with vectors from an embedded index of the same corpus built with --dense: `quantir index --corpus … --backend opensearch --opensearch-index {index} --vectors-from DIR`")
 }
 
 /// A bool query's clauses for the documents a query may return: the cutoff's filter and the

@@ -339,16 +339,24 @@ fn wait(mut child: std::process::Child, limit: Duration) -> std::process::Output
     child.wait_with_output().unwrap()
 }
 
-fn spawn_scifact_run(output: &Path) -> std::process::Child {
+/// Starts a run of SciFact's 300 test claims into `output`, with `args` naming the retrieval and
+/// the backend.
+fn spawn_scifact(output: &Path, args: &[&str]) -> std::process::Child {
     Command::new(quantir())
-        .args(["run", "--claims", "data/scifact", "--qrels", "data/scifact/qrels/test.tsv", "-k", "100", "--opensearch-concurrency", "1", "--backend", "opensearch", "--opensearch-index", "t-scifact", "--output"])
+        .args(["run", "--claims", "data/scifact", "--qrels", "data/scifact/qrels/test.tsv", "-k", "100", "--output"])
         .arg(output)
+        .args(args)
         .current_dir(repo())
         .env("QUANTIR_OPENSEARCH_URL", urls())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
+}
+
+/// [`spawn_scifact`] of the BM25 run on `t-scifact`, one request in flight.
+fn spawn_scifact_run(output: &Path) -> std::process::Child {
+    spawn_scifact(output, &["--opensearch-concurrency", "1", "--backend", "opensearch", "--opensearch-index", "t-scifact"])
 }
 
 /// kill -9 one data node while 300 claims run: the replicas answer, and the run file is the one a
@@ -921,18 +929,7 @@ fn a_node_killed_during_a_hybrid_run_changes_nothing() {
     let index = workdir().join("scifact-dense");
     with_vectors(&repo().join("data/scifact"), &index, "t-scifact-dense");
     let dir = tempfile::tempdir().unwrap();
-    let spawn = |output: &Path, backend: &[&str]| {
-        Command::new(quantir())
-            .args(["run", "--claims", "data/scifact", "--qrels", "data/scifact/qrels/test.tsv", "-k", "100", "--retriever", "hybrid", "--plan", "numeric", "--output"])
-            .arg(output)
-            .args(backend)
-            .current_dir(repo())
-            .env("QUANTIR_OPENSEARCH_URL", urls())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
+    let spawn = |output: &Path, backend: &[&str]| spawn_scifact(output, &[&["--retriever", "hybrid", "--plan", "numeric"][..], backend].concat());
     let remote = ["--backend", "opensearch", "--opensearch-index", "t-scifact-dense", "--opensearch-concurrency", "1"];
     let (embedded, healthy, faulty) = (dir.path().join("embedded.run"), dir.path().join("healthy.run"), dir.path().join("faulty.run"));
     assert_ok(&wait(spawn(&embedded, &["--index", index.to_str().unwrap()]), Duration::from_secs(300)), "embedded run");
