@@ -32,7 +32,7 @@ fn main() -> anyhow::Result<()> {
             dates.push(claim.date);
         }
     }
-    let encoder = Encoder::open(Path::new(model), EncoderConfig::read(Path::new(model))?, Path::new(lib), threads, 16)?;
+    let encoder = Encoder::open(Path::new(model), EncoderConfig::read(Path::new(model))?, Path::new(lib), threads, 16, quantir::index::dense::Device::Cpu)?;
     let started = Instant::now();
     let (flat, dim) = encoder.encode(&texts, TextKind::Query)?;
     let encode_s = started.elapsed().as_secs_f64();

@@ -19,7 +19,7 @@ fn main() -> anyhow::Result<()> {
     };
     let (k, ef): (usize, usize) = (k.parse()?, ef.parse()?);
     let index = Index::open(Path::new(index))?;
-    let encoder = Encoder::open(Path::new(model), EncoderConfig::read(Path::new(model))?, Path::new(lib), 2, 16)?;
+    let encoder = Encoder::open(Path::new(model), EncoderConfig::read(Path::new(model))?, Path::new(lib), 2, 16, quantir::index::dense::Device::Cpu)?;
     let claims = load_claims(Path::new(claims), Format::Auto, None)?;
     let texts: Vec<&str> = claims.iter().map(|c| c.text.as_str()).collect();
     let (flat, dim) = encoder.encode(&texts, TextKind::Query)?;

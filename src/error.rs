@@ -314,6 +314,15 @@ pub enum Error {
         index: String,
     },
 
+    /// The encoder cannot run on the GPU with this ONNX Runtime (`--device cuda`).
+    #[error("cannot encode on the GPU (--device cuda) with the ONNX Runtime at {}: {why}\n\nhint: install the GPU runtime from PyPI with scripts/setup_gpu.sh and pass the library it prints (--ort-lib …/onnxruntime-gpu/libonnxruntime.so); or encode on the CPU (--device cpu; --device auto falls back to it by itself)", runtime.display())]
+    Accelerator {
+        /// The ONNX Runtime library.
+        runtime: PathBuf,
+        /// What failed.
+        why: String,
+    },
+
     /// Dense or hybrid retrieval asked of an OpenSearch index loaded without vectors.
     #[error("OpenSearch index {index} holds no vectors\n\nhint: load it with vectors from an embedded index of the same corpus built with --dense: `quantir index --corpus … --backend opensearch --opensearch-index {index} --vectors-from DIR`")]
     OpenSearchNoVectors {

@@ -2,7 +2,7 @@
 
 import datetime
 import os
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Union
 
 __version__: str
 
@@ -44,7 +44,7 @@ class Index:
     """A quantir index (BM25 over the numeric-aware analyzer, optional dense vectors,
     publication dates for the exact cutoff). Safe to share between threads."""
 
-    def __init__(self, path: PathLike, *, dense: Optional[PathLike] = None, ort_lib: Optional[PathLike] = None, encoder_workers: int = 2, batch_size: int = 4) -> None: ...
+    def __init__(self, path: PathLike, *, dense: Optional[PathLike] = None, ort_lib: Optional[PathLike] = None, encoder_workers: int = 2, batch_size: int = 4, device: Literal["cpu", "cuda", "auto"] = "cpu") -> None: ...
     @classmethod
     def build(
         cls,
@@ -64,6 +64,7 @@ class Index:
         hnsw_ef_construction: int = 200,
         encoder_workers: int = 2,
         batch_size: int = 4,
+        device: Literal["cpu", "cuda", "auto"] = "cpu",
         max_record_mib: int = 64,
         progress: Progress = None,
     ) -> "Index":
@@ -166,7 +167,7 @@ class OpenSearchIndex:
     planners and fusion, served by the cluster; dense and hybrid retrieval when it was loaded with
     vectors (`build(..., vectors_from=DIR)`)."""
 
-    def __init__(self, urls: Union[str, Sequence[str]], index: str = "quantir", *, user: Optional[str] = None, password: Optional[str] = None, ca_certificate: Optional[PathLike] = None, insecure: bool = False, concurrency: int = 4, dense: Optional[PathLike] = None, ort_lib: Optional[PathLike] = None, encoder_workers: int = 2, batch_size: int = 4) -> None:
+    def __init__(self, urls: Union[str, Sequence[str]], index: str = "quantir", *, user: Optional[str] = None, password: Optional[str] = None, ca_certificate: Optional[PathLike] = None, insecure: bool = False, concurrency: int = 4, dense: Optional[PathLike] = None, ort_lib: Optional[PathLike] = None, encoder_workers: int = 2, batch_size: int = 4, device: Literal["cpu", "cuda", "auto"] = "cpu") -> None:
         """Opens the index; `dense` names the query encoder's model folder (by default the one its vectors record)."""
     @classmethod
     def build(

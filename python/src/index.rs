@@ -172,10 +172,11 @@ impl Index {
     /// Opens the index at `path`. `dense` names the query encoder's model folder and `ort_lib`
     /// the ONNX Runtime library (default: the model the index records, found as the CLI finds it).
     #[new]
-    #[pyo3(signature = (path, *, dense=None, ort_lib=None, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size))]
-    fn new(py: Python<'_>, path: PathBuf, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, encoder_workers: usize, batch_size: usize) -> PyResult<Self> {
+    #[pyo3(signature = (path, *, dense=None, ort_lib=None, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size, device="cpu"))]
+    fn new(py: Python<'_>, path: PathBuf, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, encoder_workers: usize, batch_size: usize, device: &str) -> PyResult<Self> {
+        let device = choice("device", device)?;
         let live = py.detach(|| Live::open(&path)).or_raise()?;
-        let options = EncoderOptions { model: dense, runtime: ort_lib, workers: encoder_workers, batch_size, ..EncoderOptions::default() };
+        let options = EncoderOptions { model: dense, runtime: ort_lib, workers: encoder_workers, batch_size, device, ..EncoderOptions::default() };
         Ok(Index { live, options, encoder: Mutex::new(None), ids: Mutex::new(None) })
     }
 
@@ -185,7 +186,7 @@ impl Index {
     /// passage. `progress(phase, done, total)` is called as the work goes on. `doc_order` is
     /// "date" (the default: a date cutoff reads only the postings before it) or "corpus".
     #[classmethod]
-    #[pyo3(signature = (corpus, index, *, format="auto", k1=None, b=None, threads=0, doc_order="date", dense=None, ort_lib=None, f16=false, hnsw=false, hnsw_m=16, hnsw_ef_construction=200, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size, max_record_mib=quantir::io::DEFAULT_MAX_RECORD_BYTES >> 20, progress=None))]
+    #[pyo3(signature = (corpus, index, *, format="auto", k1=None, b=None, threads=0, doc_order="date", dense=None, ort_lib=None, f16=false, hnsw=false, hnsw_m=16, hnsw_ef_construction=200, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size, device="cpu", max_record_mib=quantir::io::DEFAULT_MAX_RECORD_BYTES >> 20, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn build<'py>(
         cls: &Bound<'py, PyType>,
@@ -204,6 +205,7 @@ impl Index {
         hnsw_ef_construction: usize,
         encoder_workers: usize,
         batch_size: usize,
+        device: &str,
         max_record_mib: usize,
         progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -213,7 +215,7 @@ impl Index {
         let doc_order: DocOrder = choice("doc_order", doc_order)?;
         let bm25 = Bm25Params::default().over(k1, b).unwrap_or_default();
         bm25.validate().or_raise()?;
-        let options = EncoderOptions { model: dense.clone(), runtime: ort_lib.clone(), workers: encoder_workers, batch_size, ..EncoderOptions::default() };
+        let options = EncoderOptions { model: dense.clone(), runtime: ort_lib.clone(), workers: encoder_workers, batch_size, device: choice("device", device)?, ..EncoderOptions::default() };
         let roots = model_roots(py);
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| -> quantir::Result<()> {
@@ -233,6 +235,7 @@ impl Index {
         kwargs.set_item("ort_lib", ort_lib)?;
         kwargs.set_item("encoder_workers", encoder_workers)?;
         kwargs.set_item("batch_size", batch_size)?;
+        kwargs.set_item("device", device)?;
         cls.call((index,), Some(&kwargs))
     }
 

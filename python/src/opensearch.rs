@@ -72,12 +72,12 @@ impl OpenSearchIndex {
     /// folder (by default the one the index's vectors record) and `ort_lib` ONNX Runtime, as for
     /// `Index`.
     #[new]
-    #[pyo3(signature = (urls, index="quantir", *, user=None, password=None, ca_certificate=None, insecure=false, concurrency=4, dense=None, ort_lib=None, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size))]
+    #[pyo3(signature = (urls, index="quantir", *, user=None, password=None, ca_certificate=None, insecure=false, concurrency=4, dense=None, ort_lib=None, encoder_workers=EncoderOptions::default().workers, batch_size=EncoderOptions::default().batch_size, device="cpu"))]
     #[allow(clippy::too_many_arguments)]
-    fn new(py: Python<'_>, urls: &Bound<'_, PyAny>, index: &str, user: Option<String>, password: Option<String>, ca_certificate: Option<PathBuf>, insecure: bool, concurrency: usize, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, encoder_workers: usize, batch_size: usize) -> PyResult<Self> {
+    fn new(py: Python<'_>, urls: &Bound<'_, PyAny>, index: &str, user: Option<String>, password: Option<String>, ca_certificate: Option<PathBuf>, insecure: bool, concurrency: usize, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, encoder_workers: usize, batch_size: usize, device: &str) -> PyResult<Self> {
         let config = cluster_config(urls, index, user, password, ca_certificate, insecure, concurrency)?;
         let remote = py.detach(|| Cluster::connect(config).and_then(RemoteIndex::open)).or_raise()?;
-        let options = EncoderOptions { model: dense, runtime: ort_lib, workers: encoder_workers, batch_size, ..EncoderOptions::default() };
+        let options = EncoderOptions { model: dense, runtime: ort_lib, workers: encoder_workers, batch_size, device: choice("device", device)?, ..EncoderOptions::default() };
         Ok(OpenSearchIndex { remote: Arc::new(remote), options, encoder: Mutex::new(None) })
     }
 

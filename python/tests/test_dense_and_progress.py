@@ -41,3 +41,17 @@ def test_progress_true_draws_tqdm_bars(capsys, quantemp_index):
     quantemp_index.run([json.loads(line) for line in open(DATA / "quantemp-sample/claims.jsonl")], progress=True)
     err = capsys.readouterr().err
     assert "claims" in err and "12/12" in err
+
+
+def test_device_cuda_without_a_gpu_runtime_is_a_clear_error_and_auto_falls_back(tmp_path, dense_index):
+    """This machine's ONNX Runtime is the CPU build: device="cuda" names it and the fix, and
+    builds nothing; device="auto" encodes on the CPU, the same vectors as device="cpu"."""
+    corpus = DATA / "quantemp-sample/corpus.json"
+    with pytest.raises(quantir.QuantirError, match=r"cannot encode on the GPU[\s\S]*CPU build[\s\S]*scripts/setup_gpu.sh"):
+        quantir.Index.build(corpus, tmp_path / "cuda", dense=MODEL, device="cuda")
+    assert not (tmp_path / "cuda").exists()
+    with pytest.raises(ValueError, match='device="gpu": expected one of "cpu", "cuda", "auto"'):
+        quantir.Index.build(corpus, tmp_path / "gpu", dense=MODEL, device="gpu")
+    auto = quantir.Index.build(corpus, tmp_path / "auto", dense=MODEL, device="auto")
+    claims = [json.loads(line) for line in open(DATA / "quantemp-sample/claims.jsonl")]
+    assert auto.run(claims, retriever="dense", k=20) == dense_index.run(claims, retriever="dense", k=20)

@@ -230,6 +230,12 @@ pub struct DenseArgs {
     /// Pooling [default: the model folder's]
     #[arg(long, value_enum)]
     pub pooling: Option<quantir::index::dense::Pooling>,
+    /// Where the encoder runs: cpu, cuda (an NVIDIA GPU through ONNX Runtime's CUDA provider:
+    /// needs the GPU runtime, scripts/setup_gpu.sh, named with --ort-lib; an error without a GPU)
+    /// or auto (cuda where it works, else cpu). On a GPU, larger batches pay: --batch-size 256
+    /// --encoder-workers 1
+    #[arg(long, value_enum, default_value_t = quantir::index::dense::Device::Cpu, env = "QUANTIR_DEVICE")]
+    pub device: quantir::index::dense::Device,
 }
 
 impl DenseArgs {
@@ -242,13 +248,18 @@ impl DenseArgs {
             batch_size: self.batch_size,
             max_length: self.max_length,
             pooling: self.pooling,
+            device: self.device,
         }
     }
 
     /// Loads the encoder from `--dense`, or from `fallback` (a folder an index or a verifier
     /// records, looked for by name where it is not found as recorded).
     pub fn encoder(&self, fallback: Option<&std::path::Path>) -> quantir::Result<Option<quantir::index::dense::Encoder>> {
-        self.options().encoder(fallback, &super::models::roots())
+        let encoder = self.options().encoder(fallback, &super::models::roots())?;
+        if let Some(why) = encoder.as_ref().and_then(|e| e.fallback()) {
+            eprintln!("encoding on the CPU: --device auto found no usable GPU ({why})");
+        }
+        Ok(encoder)
     }
 }
 

@@ -318,7 +318,7 @@ pub fn build(corpus: &dyn Documents, corpus_path: &Path, target: &Path, config: 
         }
         let model_dir = dense.encoder.dir().display().to_string();
         let model_sha256 = Some(dense.encoder.config().model_sha256(dense.encoder.dir())?);
-        manifest.dense = Some(DenseManifest { encoder: dense.encoder.config().clone(), model_dir, model_sha256, dim, dtype: dense.dtype, hnsw: dense.hnsw });
+        manifest.dense = Some(DenseManifest { encoder: dense.encoder.config().clone(), model_dir, model_sha256, dim, dtype: dense.dtype, hnsw: dense.hnsw, device: dense.encoder.device() });
     }
     manifest.doc_order = config.doc_order;
     manifest.documents = corpus.len();

@@ -125,6 +125,13 @@ pub struct DenseManifest {
     /// The HNSW graph's parameters, when one was built.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hnsw: Option<HnswParams>,
+    /// Where the passages were encoded (written when not the CPU).
+    #[serde(default, skip_serializing_if = "is_cpu")]
+    pub device: crate::index::dense::Device,
+}
+
+fn is_cpu(device: &crate::index::dense::Device) -> bool {
+    *device == crate::index::dense::Device::Cpu
 }
 
 impl DenseManifest {

@@ -16,7 +16,7 @@ pub fn model() -> (PathBuf, PathBuf) {
 
 pub fn encoder() -> Encoder {
     let (dir, lib) = model();
-    Encoder::open(&dir, EncoderConfig::read(&dir).unwrap(), &lib, 2, 32).unwrap()
+    Encoder::open(&dir, EncoderConfig::read(&dir).unwrap(), &lib, 2, 32, quantir::index::dense::Device::Cpu).unwrap()
 }
 
 #[test]
@@ -358,4 +358,38 @@ fn hybrid_runs_fuse_bm25_and_dense_with_their_own_setting() {
     // The sub-query fusion has its own flag: a numeric plan under hybrid retrieval takes both.
     run("numeric-hybrid", &["--retriever", "hybrid", "--plan", "numeric", "--fusion", "rrf", "--hybrid-fusion", "combmnz"]);
     quantir().args(["run", "--retriever", "hybrid", "--hybrid-fusion", "combmax-norm", "--hybrid-norm", "zmuv", "--index"]).arg(&s.path).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(dir.path().join("x")).assert().code(1).stderr(contains("invalid --hybrid-fusion: combmax-norm is CombMAX over min-max"));
+}
+
+/// `--device`: on a machine whose ONNX Runtime is the CPU build (this one, and CI), `cuda` is
+/// one clear error that names the runtime and the fix and writes nothing; `auto` says it falls
+/// back and builds the same vectors as `cpu`, and the manifest records the CPU (GPU builds are
+/// checked on a lent GPU machine only: see the README's encoder figures).
+#[test]
+fn device_cuda_is_a_clear_error_without_a_gpu_runtime_and_auto_falls_back_to_the_cpu() {
+    let (model_dir, lib) = model();
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = repo().join("data/quantemp-sample/corpus.json");
+    let build = |name: &str, device: &str| {
+        let mut c = quantir();
+        c.args(["index", "--corpus"]).arg(&corpus).arg("--index").arg(dir.path().join(name)).arg("--dense").arg(&model_dir).arg("--ort-lib").arg(&lib).args(["--device", device]);
+        c.assert()
+    };
+    build("cuda", "cuda")
+        .failure()
+        .stderr(contains("cannot encode on the GPU (--device cuda)"))
+        .stderr(contains("it is a CPU build: it has no CUDA execution provider"))
+        .stderr(contains("scripts/setup_gpu.sh"))
+        .stderr(contains(lib.display().to_string()));
+    assert!(!dir.path().join("cuda").exists(), "nothing written");
+    build("cpu", "cpu").success();
+    build("auto", "auto").success().stderr(contains("encoding on the CPU: --device auto found no usable GPU"));
+    let vectors = |name: &str| std::fs::read(quantir::index::testing::current_generation_dir(&dir.path().join(name)).join("dense/vectors.f32")).unwrap();
+    assert_eq!(vectors("cpu"), vectors("auto"), "auto on the CPU encodes as cpu does");
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(quantir::index::testing::current_generation_dir(&dir.path().join("auto")).join("manifest.json")).unwrap()).unwrap();
+    assert!(manifest["dense"].get("device").is_none(), "a CPU encoding is recorded as the default: {}", manifest["dense"]);
+    quantir().args(["index", "--corpus"]).arg(&corpus).arg("--index").arg(dir.path().join("x")).arg("--dense").arg(&model_dir).args(["--device", "gpu"]).assert().failure().stderr(contains("cpu, cuda, auto"));
+    // The library says where it runs and why not on the GPU.
+    let encoder = Encoder::open(&model_dir, EncoderConfig::read(&model_dir).unwrap(), &lib, 1, 4, quantir::index::dense::Device::Auto).unwrap();
+    assert_eq!(encoder.device(), quantir::index::dense::Device::Cpu);
+    assert!(encoder.fallback().is_some_and(|why| why.contains("CPU build")), "{:?}", encoder.fallback());
 }

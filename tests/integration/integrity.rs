@@ -72,7 +72,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn every_single_byte_corruption_is_refused_or_changes_nothing() {
     let (model, lib) = crate::dense::model();
-    let encoder = quantir::index::dense::Encoder::open(&model, quantir::index::dense::EncoderConfig::read(&model).unwrap(), &lib, 1, 8).unwrap();
+    let encoder = quantir::index::dense::Encoder::open(&model, quantir::index::dense::EncoderConfig::read(&model).unwrap(), &lib, 1, 8, quantir::index::dense::Device::Cpu).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("idx");
     let corpus = quantir::corpus::load_corpus(&repo().join("tests/fixtures/quantemp/corpus.json"), quantir::corpus::Format::Auto).unwrap();

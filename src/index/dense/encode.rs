@@ -88,6 +88,6 @@ fn complete_chunk(path: &Path, rows: usize) -> Option<usize> {
 /// model file's sha256.
 fn fingerprint(documents: &dyn Documents, encoder: &Encoder) -> Result<String> {
     let inputs = vec![Input::digested(Role::Corpus, std::path::Path::new("corpus"), documents.digest())];
-    let settings = (encoder.config(), encoder.config().model_sha256(encoder.dir())?);
+    let settings = (encoder.config(), encoder.config().model_sha256(encoder.dir())?, encoder.device());
     Ok(Provenance::new(Artifact::Vectors, inputs, &settings).fingerprint.0)
 }

@@ -13,6 +13,13 @@
 //! as one session splitting each operator across threads (measured here: 100 against 84
 //! passages/s for all-MiniLM-L6-v2 int8 on 2 cores), so the encoder holds `workers` sessions of one
 //! intra-op thread each, one worker thread per session: the cores are never oversubscribed.
+//!
+//! Device: the CPU, or an NVIDIA GPU through ONNX Runtime's CUDA execution provider
+//! ([`Device`]). The CUDA provider is in the GPU build of ONNX Runtime only (`onnxruntime-gpu`
+//! on PyPI, which `scripts/setup_gpu.sh` installs with NVIDIA's runtime wheels into
+//! `onnxruntime-gpu/` beside the CPU runtime); the NVIDIA libraries it needs are loaded from the
+//! `cuda/` folder beside that library before the provider is registered, so no
+//! `LD_LIBRARY_PATH` is needed.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -31,6 +38,28 @@ pub enum Pooling {
     Mean,
     /// The first token (`[CLS]`).
     Cls,
+}
+
+/// Where the encoder's model runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Device {
+    /// The CPU.
+    #[default]
+    Cpu,
+    /// An NVIDIA GPU through ONNX Runtime's CUDA execution provider; an error where the runtime
+    /// has no CUDA provider, its NVIDIA libraries do not load, or there is no GPU.
+    Cuda,
+    /// CUDA where it works, else the CPU ([`Encoder::device`] says which, and
+    /// [`Encoder::fallback`] why not CUDA).
+    Auto,
+}
+
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use clap::ValueEnum;
+        f.write_str(self.to_possible_value().expect("no variant is skipped").get_name())
+    }
 }
 
 /// `quantir-encoder.json`: how to run a model folder.
@@ -122,6 +151,83 @@ pub(crate) fn environment(runtime: &Path) -> Result<&'static ort::environment::E
     env.as_ref().map_err(|message| Error::InvalidArgument { name: "--ort-lib", message: message.clone() })
 }
 
+/// `workers` sessions of `model`, one intra-op thread each, with the CUDA execution provider
+/// registered (an error if it does not register) when `cuda`.
+fn sessions(env: &ort::environment::Environment, model: &Path, workers: usize, cuda: bool) -> Result<Vec<Mutex<Session>>> {
+    let ort_error = |e: ort::Error| Error::Model { path: model.to_path_buf(), what: "loading the model", message: e.to_string() };
+    let mut sessions = Vec::new();
+    for _ in 0..workers.max(1) {
+        let mut builder = Session::builder(env).map_err(ort_error)?.with_intra_threads(1).map_err(|e| ort_error(e.into()))?.with_inter_threads(1).map_err(|e| ort_error(e.into()))?;
+        if cuda {
+            builder = builder.with_execution_providers([ort::ep::CUDA::default().build().error_on_failure()]).map_err(|e| ort_error(e.into()))?;
+        }
+        sessions.push(Mutex::new(builder.commit_from_file(model).map_err(ort_error)?));
+    }
+    Ok(sessions)
+}
+
+/// [`sessions`] on the GPU: the runtime must be a GPU build, NVIDIA's libraries (from the `cuda/`
+/// folder beside it, where `scripts/setup_gpu.sh` puts them, or the system's) must load, and
+/// CUDA must find a device. Each failure is [`Error::Accelerator`] with the runtime and the fix.
+fn cuda_sessions(env: &ort::environment::Environment, model: &Path, runtime: &Path, workers: usize) -> Result<Vec<Mutex<Session>>> {
+    use ort::ep::ExecutionProvider;
+    let refuse = |why: String| Error::Accelerator { runtime: runtime.to_path_buf(), why };
+    if !ort::ep::CUDA::is_available().map_err(|e| refuse(e.to_string()))? {
+        return Err(refuse("it is a CPU build: it has no CUDA execution provider".into()));
+    }
+    let unloaded = runtime.parent().map(|p| p.join("cuda")).filter(|f| f.is_dir()).map(|f| preload_all(&f)).unwrap_or_default();
+    sessions(env, model, workers, true).map_err(|e| match e {
+        Error::Model { message, .. } => refuse(provider_failure(&message, &unloaded)),
+        other => other,
+    })
+}
+
+/// Why the CUDA provider did not start, in words: no driver, no device, or ONNX Runtime's own
+/// message with the NVIDIA libraries that did not load.
+fn provider_failure(message: &str, unloaded: &[String]) -> String {
+    if message.contains("libcuda.so") {
+        return "this machine has no NVIDIA GPU driver (libcuda.so.1 does not load): is there a GPU?".into();
+    }
+    if message.contains("no CUDA-capable device") {
+        return "CUDA finds no GPU on this machine".into();
+    }
+    match unloaded {
+        [] => format!("the CUDA execution provider did not start: {message}"),
+        _ => format!("the CUDA execution provider did not start: {message} (of the NVIDIA libraries beside it, these did not load: {})", unloaded.join("; ")),
+    }
+}
+
+/// Loads every shared library in `folder` (NVIDIA's CUDA and cuDNN libraries) once a process,
+/// in whatever order lets each find the ones it needs already loaded: a library that fails is
+/// tried again once another has loaded. Returns the errors of those that never load (one whose
+/// only missing part is the GPU driver, on a machine without one), which matter only if the
+/// provider then fails.
+fn preload_all(folder: &Path) -> Vec<String> {
+    static DONE: OnceLock<Vec<String>> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let mut left: Vec<PathBuf> = match std::fs::read_dir(folder) {
+            Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(".so"))).collect(),
+            Err(e) => return vec![format!("{}: {e}", folder.display())],
+        };
+        left.sort();
+        loop {
+            let before = left.len();
+            let mut errors = Vec::new();
+            left.retain(|path| match ort::util::preload_dylib(path) {
+                Ok(()) => false,
+                Err(e) => {
+                    errors.push(format!("{}: {e:?}", path.file_name().unwrap_or_default().to_string_lossy()));
+                    true
+                }
+            });
+            if left.is_empty() || left.len() == before {
+                return errors;
+            }
+        }
+    })
+    .clone()
+}
+
 /// A loaded encoder.
 pub struct Encoder {
     config: EncoderConfig,
@@ -130,6 +236,8 @@ pub struct Encoder {
     sessions: Vec<Mutex<Session>>,
     has_token_types: bool,
     batch_size: usize,
+    device: Device,
+    fallback: Option<String>,
 }
 
 impl std::fmt::Debug for Encoder {
@@ -140,8 +248,8 @@ impl std::fmt::Debug for Encoder {
 
 impl Encoder {
     /// Loads the model folder `dir` with ONNX Runtime from `runtime` (`libonnxruntime.so`), with
-    /// `workers` sessions (module doc) and `batch_size` texts per model call.
-    pub fn open(dir: &Path, config: EncoderConfig, runtime: &Path, workers: usize, batch_size: usize) -> Result<Encoder> {
+    /// `workers` sessions (module doc) and `batch_size` texts per model call, on `device`.
+    pub fn open(dir: &Path, config: EncoderConfig, runtime: &Path, workers: usize, batch_size: usize, device: Device) -> Result<Encoder> {
         crate::ranges::ENCODER_WORKERS.check(workers as u64)?;
         crate::ranges::BATCH_SIZE.check(batch_size as u64)?;
         crate::ranges::MAX_LENGTH.check(config.max_length as u64)?;
@@ -159,21 +267,27 @@ impl Encoder {
             .with_truncation(Some(tokenizers::TruncationParams { max_length: config.max_length, ..Default::default() }))
             .map_err(|e| Error::InvalidArgument { name: "--max-length", message: e.to_string() })?;
         tokenizer.with_padding(None);
-        let ort_error = |e: ort::Error| Error::Model { path: model.clone(), what: "loading the model", message: e.to_string() };
-        let mut sessions = Vec::new();
-        for _ in 0..workers.max(1) {
-            let session = Session::builder(env)
-                .map_err(ort_error)?
-                .with_intra_threads(1)
-                .map_err(|e| ort_error(e.into()))?
-                .with_inter_threads(1)
-                .map_err(|e| ort_error(e.into()))?
-                .commit_from_file(&model)
-                .map_err(ort_error)?;
-            sessions.push(Mutex::new(session));
-        }
+        let (sessions, device, fallback) = match device {
+            Device::Cpu => (sessions(env, &model, workers, false)?, Device::Cpu, None),
+            Device::Cuda => (cuda_sessions(env, &model, runtime, workers)?, Device::Cuda, None),
+            Device::Auto => match cuda_sessions(env, &model, runtime, workers) {
+                Ok(sessions) => (sessions, Device::Cuda, None),
+                Err(Error::Accelerator { why, .. }) => (sessions(env, &model, workers, false)?, Device::Cpu, Some(why)),
+                Err(other) => return Err(other),
+            },
+        };
         let has_token_types = sessions[0].lock().expect("fresh session").inputs().iter().any(|i| i.name() == "token_type_ids");
-        Ok(Encoder { config, dir: dir.to_path_buf(), tokenizer, sessions, has_token_types, batch_size: batch_size.max(1) })
+        Ok(Encoder { config, dir: dir.to_path_buf(), tokenizer, sessions, has_token_types, batch_size: batch_size.max(1), device, fallback })
+    }
+
+    /// Where the model runs: [`Device::Cpu`] or [`Device::Cuda`] (never `Auto`).
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// Why `--device auto` runs on the CPU: the error CUDA gave. None otherwise.
+    pub fn fallback(&self) -> Option<&str> {
+        self.fallback.as_deref()
     }
 
     /// The model folder.

@@ -13,6 +13,6 @@ pub mod hnsw;
 pub mod models;
 pub mod vectors;
 
-pub use encoder::{Encoder, EncoderConfig, Pooling, TextKind};
+pub use encoder::{Device, Encoder, EncoderConfig, Pooling, TextKind};
 pub use hnsw::HnswGraph;
 pub use vectors::{VectorDtype, Vectors};

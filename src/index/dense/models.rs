@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Encoder, EncoderConfig, Pooling};
+use super::{Device, Encoder, EncoderConfig, Pooling};
 use crate::error::{Error, Result};
 use crate::index::Index;
 
@@ -112,13 +112,15 @@ pub struct EncoderOptions {
     pub max_length: Option<usize>,
     /// Pooling, over the model folder's.
     pub pooling: Option<Pooling>,
+    /// Where the model runs.
+    pub device: Device,
 }
 
 impl Default for EncoderOptions {
     /// Two workers, batches of 4: small batches of length-sorted texts pad least (4 was fastest
     /// for all-MiniLM-L6-v2 int8 on 2 cores, 103 passages/s against 98 at 8 and 81 at 32).
     fn default() -> Self {
-        EncoderOptions { model: None, runtime: None, workers: 2, batch_size: 4, max_length: None, pooling: None }
+        EncoderOptions { model: None, runtime: None, workers: 2, batch_size: 4, max_length: None, pooling: None, device: Device::Cpu }
     }
 }
 
@@ -145,7 +147,7 @@ impl EncoderOptions {
     /// The encoder of the named model, or of `fallback` ([`EncoderOptions::folder`]).
     pub fn encoder(&self, fallback: Option<&Path>, roots: &[PathBuf]) -> Result<Option<Encoder>> {
         let Some((dir, config)) = self.folder(fallback, roots)? else { return Ok(None) };
-        Encoder::open(&dir, config, &find_runtime(self.runtime.as_deref(), roots)?, self.workers, self.batch_size).map(Some)
+        Encoder::open(&dir, config, &find_runtime(self.runtime.as_deref(), roots)?, self.workers, self.batch_size, self.device).map(Some)
     }
 
     /// The query encoder for `index`'s vectors: the named model, or the one the index records,
@@ -162,7 +164,7 @@ impl EncoderOptions {
     pub fn vectors_encoder(&self, dense: &crate::index::DenseManifest, location: &Path, roots: &[PathBuf]) -> Result<Encoder> {
         let (dir, config) = self.folder(Some(Path::new(&dense.model_dir)), roots)?.expect("a folder was given");
         dense.check_model(location, &dir, &config)?;
-        Encoder::open(&dir, config, &find_runtime(self.runtime.as_deref(), roots)?, self.workers, self.batch_size)
+        Encoder::open(&dir, config, &find_runtime(self.runtime.as_deref(), roots)?, self.workers, self.batch_size, self.device)
     }
 
     /// The encoder for `index`'s dense retrieval or dense MMR: the index's own when it has
