@@ -14,7 +14,7 @@ trap 'scripts/opensearch_cluster.sh stop' EXIT
 scripts/opensearch_cluster.sh start 3
 QUANTIR_TEST_OPENSEARCH_URL="$(scripts/opensearch_cluster.sh urls)"
 export QUANTIR_TEST_OPENSEARCH_URL
-cargo test --locked --test opensearch -- --test-threads=1
+cargo test --locked --release --test opensearch -- --test-threads=1
 if [ "$#" -gt 0 ]; then
     "$@"
 fi
