@@ -203,6 +203,21 @@ impl PlanArgs {
     }
 }
 
+/// Which retriever answers each query, and how dense search runs: `--retriever`, `--ann`, `--ef`.
+#[derive(Debug, Args)]
+pub struct RetrievalArgs {
+    /// Retrieval per (sub-)query: bm25, dense, or hybrid (both lists, fused); dense and hybrid
+    /// need an index with vectors
+    #[arg(long, value_enum, default_value_t = quantir::retrieve::Retriever::Bm25)]
+    pub retriever: quantir::retrieve::Retriever,
+    /// Dense search: exact, or hnsw (falls back to exact when the cutoff keeps few documents)
+    #[arg(long, value_enum, default_value_t = quantir::retrieve::Ann::Exact)]
+    pub ann: quantir::retrieve::Ann,
+    /// Candidates explored by an HNSW search, 1 to 100000
+    #[arg(long, default_value_t = 256, value_parser = ranged(quantir::ranges::EF))]
+    pub ef: usize,
+}
+
 /// The dense encoder: `--dense`, `--ort-lib` and how the model runs.
 #[derive(Debug, Args)]
 pub struct DenseArgs {

@@ -10,9 +10,9 @@ use quantir::eval::{evaluate, Completeness, Measure};
 use quantir::trec::{Qrels, QrelsFormat, DEFAULT_TAG};
 
 use quantir::provenance::{Artifact, Input, Role};
-use quantir::retrieve::{Ann, Retriever, Strategy, TemporalFilter};
+use quantir::retrieve::{Retriever, Strategy, TemporalFilter};
 
-use super::args::{BackendArgs, Bm25Args, CutoffArgs, DenseArgs, FusionArgs, PlanArgs, ThreadsArgs};
+use super::args::{BackendArgs, Bm25Args, CutoffArgs, DenseArgs, FusionArgs, PlanArgs, RetrievalArgs, ThreadsArgs};
 use super::progress::Bar;
 
 #[derive(Debug, Args)]
@@ -98,15 +98,8 @@ pub struct RunArgs {
     /// Write, per claim, its sub-queries and which of them found each document (JSONL)
     #[arg(long, value_name = "PATH")]
     explain: Option<PathBuf>,
-    /// Retrieval per sub-query: bm25, dense, or hybrid (both lists, fused)
-    #[arg(long, value_enum, default_value_t = Retriever::Bm25)]
-    retriever: Retriever,
-    /// Dense search: exact, or hnsw (falls back to exact when the cutoff keeps few documents)
-    #[arg(long, value_enum, default_value_t = Ann::Exact)]
-    ann: Ann,
-    /// Candidates explored by an HNSW search, 1 to 100000
-    #[arg(long, default_value_t = 256, value_parser = super::args::ranged(quantir::ranges::EF))]
-    ef: usize,
+    #[command(flatten)]
+    retrieval: RetrievalArgs,
     #[command(flatten)]
     dense: DenseArgs,
     #[command(flatten)]
@@ -125,7 +118,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let engine = Engine::open(&args.backend.location(&args.index)?)?;
     let claims = claims(&args)?;
     let config = run_config(&args, args.bm25.over(engine.default_bm25()));
-    let encoder = if args.retriever != Retriever::Bm25 || args.plan.needs_encoder() { engine.encoder(&args.dense.options(), &super::models::roots())?.map(std::sync::Arc::new) } else { None };
+    let encoder = if args.retrieval.retriever != Retriever::Bm25 || args.plan.needs_encoder() { engine.encoder(&args.dense.options(), &super::models::roots())?.map(std::sync::Arc::new) } else { None };
     let planner = args.plan.planner(encoder.clone())?;
     let plan_config = plan_config(&args);
     let request = RunRequest { planner: planner.as_ref(), encoder: encoder.as_deref(), config: &config, plan: &plan_config, explain: args.explain.is_some() };
@@ -152,9 +145,9 @@ fn run_config(args: &RunArgs, bm25: Option<quantir::index::Bm25Params>) -> RunCo
         temporal_filter: args.temporal_filter,
         remove_query: args.remove_query,
         threads: args.threads.threads,
-        retriever: args.retriever,
-        ann: args.ann,
-        ef: args.ef,
+        retriever: args.retrieval.retriever,
+        ann: args.retrieval.ann,
+        ef: args.retrieval.ef,
         bm25_strategy: args.bm25_strategy,
         feedback: feedback(args),
     }

@@ -393,3 +393,39 @@ fn device_cuda_is_a_clear_error_without_a_gpu_runtime_and_auto_falls_back_to_the
     assert_eq!(encoder.device(), quantir::index::dense::Device::Cpu);
     assert!(encoder.fallback().is_some_and(|why| why.contains("CPU build")), "{:?}", encoder.fallback());
 }
+
+/// `quantir search --retriever dense|hybrid QUERY --before DATE` gives what `run` gives for a
+/// claim of that text made on that date: the same documents, order and scores (the server's and
+/// the cluster's search answer the same way); an index without vectors refuses it with the fix.
+#[test]
+fn search_with_dense_and_hybrid_equals_the_run_of_the_same_claim() {
+    let sample = dense_sample();
+    let dir = tempfile::tempdir().unwrap();
+    let claim: serde_json::Value = serde_json::from_str(std::fs::read_to_string(repo().join("data/quantemp-sample/claims.jsonl")).unwrap().lines().nth(3).unwrap()).unwrap();
+    let (text, date) = (claim["text"].as_str().unwrap(), claim["date"].as_str().unwrap());
+    let claims = dir.path().join("claim.jsonl");
+    std::fs::write(&claims, serde_json::json!({ "id": "query", "text": text, "date": date }).to_string() + "\n").unwrap();
+    for retriever in ["dense", "hybrid"] {
+        let out = dir.path().join(format!("{retriever}.run"));
+        quantir().args(["run", "--retriever", retriever, "-k", "10", "--index"]).arg(&sample.path).arg("--claims").arg(&claims).arg("--output").arg(&out).assert().success();
+        let expected: Vec<(String, f64)> = std::fs::read_to_string(&out).unwrap().lines().map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[2].to_string(), f[4].parse().unwrap())
+        }).collect();
+        let found = quantir().args(["search", "--json", "--retriever", retriever, "-k", "10", "--before", date, "--index"]).arg(&sample.path).arg(text).output().unwrap();
+        assert!(found.status.success(), "{}", String::from_utf8_lossy(&found.stderr));
+        let hits: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+        let got: Vec<(String, f64)> = hits["hits"].as_array().unwrap().iter().map(|h| (h["id"].as_str().unwrap().to_string(), h["score"].as_f64().unwrap())).collect();
+        assert_eq!(got.len(), expected.len(), "{retriever}");
+        for ((a, x), (b, y)) in got.iter().zip(&expected) {
+            assert_eq!(a, b, "{retriever}");
+            assert!((x - y).abs() <= 1e-4 * y.abs().max(1.0), "{retriever} {a}: {x} against {y}");
+        }
+        for hit in hits["hits"].as_array().unwrap() {
+            assert!(hit["date"].as_str().is_some_and(|d| d < date), "{retriever}: {hit} is not before {date}");
+        }
+    }
+    let bm25_only = dir.path().join("bm25");
+    quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&bm25_only).assert().success();
+    quantir().args(["search", "--retriever", "dense", "--index"]).arg(&bm25_only).arg(text).assert().failure().stderr(contains("--dense"));
+}

@@ -907,6 +907,20 @@ fn dense_and_hybrid_runs_with_cutoffs_equal_the_embedded_index() {
             }
         }
     }
+    // `quantir search` with dense and hybrid retrieval under a cutoff: the cluster's hits are the
+    // embedded index's.
+    let first: Value = serde_json::from_str(std::fs::read_to_string(&claims).unwrap().lines().next().unwrap()).unwrap();
+    for retriever in ["dense", "hybrid"] {
+        let search = |backend: &[&str]| {
+            let out = run_quantir(&[&["search", "--json", "--retriever", retriever, "-k", "20", "--before", first["date"].as_str().unwrap()][..], backend, &[first["text"].as_str().unwrap()]].concat());
+            assert_ok(&out, &format!("search --retriever {retriever} {backend:?}"));
+            let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+            hits["hits"].as_array().unwrap().iter().map(|h| (h["id"].as_str().unwrap().to_string(), h["score"].as_f64().unwrap())).collect::<Vec<_>>()
+        };
+        let (a, b) = (search(&embedded), search(&remote));
+        assert!(!a.is_empty());
+        compare_lists_within(&a, &b, &format!("search --retriever {retriever}"), &|x, y| (x - y).abs() <= 1e-4);
+    }
     // An index without vectors refuses dense retrieval with the way to load them.
     quantemp_sample();
     let out = run_quantir(&["run", "--claims", claims.to_str().unwrap(), "--output", dir.path().join("x.run").to_str().unwrap(), "--retriever", "dense", "--dense", &minilm(), "--backend", "opensearch", "--opensearch-index", "t-quantemp"]);
