@@ -16,6 +16,7 @@
 # Results: bench/runs/<date>-<host>/opensearch-dense.{txt,csv}.
 #
 # usage: scripts/bench_opensearch_dense.sh [REPLICA_GENERATOR]  (default ../shared/bench/make_quantemp_replica.py)
+#        BENCH_NODES="1 3" (the default) picks the cluster sizes run.
 set -euo pipefail
 generator=$(realpath -m "${1:-$(dirname "$0")/../../shared/bench/make_quantemp_replica.py}")
 cd "$(dirname "$0")/.."
@@ -70,7 +71,8 @@ timed embedded 0 dense-hnsw "$n" -- $q run --index "$work/dense.idx" "${run_flag
 timed embedded 0 hybrid-hnsw "$n" -- $q run --index "$work/dense.idx" "${run_flags[@]}" --retriever hybrid --ann hnsw --threads 2 --output "$work/dense-embedded-hybrid.run"
 echo "embedded,0,recall,$(recall "$work/dense-embedded-exact.run" "$work/dense-embedded-hnsw.run"),0,0,0" >> "$raw"
 
-for nodes in 1 3; do
+nodes_list=${BENCH_NODES:-1 3}
+for nodes in $nodes_list; do
     replicas=$((nodes > 1 ? 1 : 0))
     $cluster stop >/dev/null 2>&1 || true
     $cluster start "$nodes"
@@ -118,5 +120,5 @@ for nodes in (1, 3):
 PY
     echo
     echo "## the cluster's exact dense runs against the embedded exact run"
-    for nodes in 1 3; do echo "$nodes node(s): $(cat "$work/dense-equal-$nodes.txt")"; done
+    for nodes in $nodes_list; do echo "$nodes node(s): $(cat "$work/dense-equal-$nodes.txt")"; done
 } | tee "$out/opensearch-dense.txt"

@@ -27,7 +27,7 @@ pub fn to_py(error: quantir::Error) -> PyErr {
     match &error {
         quantir::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
         quantir::Error::Io { .. } => PyOSError::new_err(message),
-        quantir::Error::InvalidArgument { .. } | quantir::Error::Value { .. } | quantir::Error::Range { .. } | quantir::Error::Unmatched { .. } => PyValueError::new_err(message),
+        quantir::Error::InvalidArgument { .. } | quantir::Error::Value { .. } | quantir::Error::Range { .. } | quantir::Error::Unmatched { .. } | quantir::Error::OpenSearchNoVectors { .. } => PyValueError::new_err(message),
         quantir::Error::OpenSearchUnreachable { .. } => PyConnectionError::new_err(message),
         quantir::Error::OpenSearchAuth { .. } => PyPermissionError::new_err(message),
         _ => QuantirError::new_err(message),

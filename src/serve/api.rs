@@ -273,7 +273,9 @@ pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchRespons
 /// fault.
 fn server_or_request(e: Error) -> ApiError {
     match e {
-        Error::InvalidArgument { .. } | Error::Value { .. } | Error::Range { .. } => ApiError::new(422, None, e.to_string()),
+        // A request the index cannot answer as asked (dense retrieval of a cluster index loaded
+        // without vectors): the request's trouble.
+        Error::InvalidArgument { .. } | Error::Value { .. } | Error::Range { .. } | Error::OpenSearchNoVectors { .. } => ApiError::new(422, None, e.to_string()),
         // An upstream the server depends on (a cluster, a chat API) failing: retry later.
         Error::OpenSearchUnreachable { .. } | Error::OpenSearch { .. } | Error::Llm { .. } => ApiError::new(503, None, e.to_string()),
         other => ApiError::new(500, None, other.to_string()),
