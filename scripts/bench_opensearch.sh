@@ -16,18 +16,9 @@
 set -euo pipefail
 generator=$(realpath -m "${1:-$(dirname "$0")/../../shared/bench/make_quantemp_replica.py}")
 source "$(dirname "$0")/bench/setup.sh"
-work=bench/tmp/opensearch
-out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
-mkdir -p "$work" "$out"
-export QUANTIR_OPENSEARCH_DIR=/tmp/quantir-opensearch-bench QUANTIR_OPENSEARCH_PORT=9290 QUANTIR_OPENSEARCH_HEAP=512m
-cluster=scripts/opensearch_cluster.sh
-trap '$cluster stop >/dev/null 2>&1 || true' EXIT
-raw="$out/opensearch.csv"
-echo "system,nodes,step,seconds,items,quantir_peak_mb,cluster_peak_mb" > "$raw"
-
-qt=$work/qt
-[ -f "$qt/corpus.json" ] || python3 "$generator" "$qt" > /dev/null
-claims=$qt/test.json
+name=opensearch heap=512m
+# shellcheck source=scripts/bench/opensearch_setup.sh
+source scripts/bench/opensearch_setup.sh
 # Anserini's inputs: the corpus as JSONL, and the claims with their ids (quantir's: the position
 # in the list) and dates.
 if [ ! -f "$work/corpus.jsonl" ]; then
@@ -49,12 +40,6 @@ with open(sys.argv[3], "w") as c, open(sys.argv[4], "w") as t:
         for i, q in enumerate(p["queries"]):
             t.write(f"{p['id']}@@{i}\t{' '.join(q.split())}\n")
 PY
-docs=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$qt/corpus.json")
-n=$(wc -l < "$work/claims.jsonl")
-run_flags=(--claims "$claims" --plan numeric --fusion combmax-norm --depth 100 -k 100)
-
-# shellcheck source=scripts/bench/timed.sh
-source scripts/bench/timed.sh
 
 # The embedded index and Anserini.
 rm -rf "$work/embedded.idx"

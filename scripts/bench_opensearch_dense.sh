@@ -26,25 +26,9 @@ cargo build --release --locked --quiet --bin quantir
 q=target/release/quantir
 model=models/all-minilm-l6-v2
 export ORT_DYLIB_PATH=$PWD/models/onnxruntime/libonnxruntime.so
-work=bench/tmp/opensearch
-out=bench/runs/$(date +%Y-%m-%d)-$(hostname)
-mkdir -p "$work" "$out"
-export QUANTIR_OPENSEARCH_DIR=/tmp/quantir-opensearch-bench QUANTIR_OPENSEARCH_PORT=9290 QUANTIR_OPENSEARCH_HEAP=1g
-cluster=scripts/opensearch_cluster.sh
-trap '$cluster stop >/dev/null 2>&1 || true' EXIT
-raw="$out/opensearch-dense.csv"
-echo "system,nodes,step,seconds,items,quantir_peak_mb,cluster_peak_mb" > "$raw"
-
-qt=$work/qt
-[ -f "$qt/corpus.json" ] || python3 "$generator" "$qt" > /dev/null
-claims=$qt/test.json
-docs=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$qt/corpus.json")
-n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$claims")
-run_flags=(--claims "$claims" --plan numeric --fusion combmax-norm --depth 100 -k 100)
-
-timed_log_prefix=dense-
-# shellcheck source=scripts/bench/timed.sh
-source scripts/bench/timed.sh
+name=opensearch-dense heap=1g timed_log_prefix=dense-
+# shellcheck source=scripts/bench/opensearch_setup.sh
+source scripts/bench/opensearch_setup.sh
 
 # recall EXACT_RUN HNSW_RUN: HNSW's recall@100 against exact, per claim, averaged.
 recall() {
