@@ -339,6 +339,27 @@ fn wait(mut child: std::process::Child, limit: Duration) -> std::process::Output
     child.wait_with_output().unwrap()
 }
 
+/// Lets `child` run for `after`, kills data node 2 (kill -9), waits for `child` (at most 300 s)
+/// and brings the node back: whether `child` was still running when the node died, and its output.
+fn kill_a_node_during(mut child: std::process::Child, after: Duration) -> (bool, std::process::Output) {
+    std::thread::sleep(after);
+    let running = child.try_wait().unwrap().is_none();
+    cluster_script(&["kill", "2"]);
+    let output = wait(child, Duration::from_secs(300));
+    cluster_script(&["revive", "2"]);
+    (running, output)
+}
+
+/// Runs `spawn` into a new file with data node 2 killed `after` into it: the run completes and its
+/// file is `healthy`'s, byte for byte.
+fn assert_a_killed_node_changes_nothing(healthy: &Path, after: Duration, spawn: impl Fn(&Path) -> std::process::Child) {
+    let faulty = healthy.with_file_name("faulty.run");
+    let (running, output) = kill_a_node_during(spawn(&faulty), after);
+    assert_ok(&output, "run with a node killed");
+    assert!(running, "the run had finished before the node was killed");
+    assert_eq!(std::fs::read(healthy).unwrap(), std::fs::read(&faulty).unwrap(), "the same run file");
+}
+
 /// Starts a run of SciFact's 300 test claims into `output`, with `args` naming the retrieval and
 /// the backend.
 fn spawn_scifact(output: &Path, args: &[&str]) -> std::process::Child {
@@ -367,15 +388,9 @@ fn a_killed_data_node_does_not_change_the_run() {
     scifact(workdir());
     let dir = tempfile::tempdir().unwrap();
     let healthy = dir.path().join("healthy.run");
+    let started = Instant::now();
     assert_ok(&wait(spawn_scifact_run(&healthy), Duration::from_secs(300)), "healthy run");
-    let faulty = dir.path().join("faulty.run");
-    let child = spawn_scifact_run(&faulty);
-    std::thread::sleep(Duration::from_millis(1500));
-    cluster_script(&["kill", "2"]);
-    let output = wait(child, Duration::from_secs(300));
-    cluster_script(&["revive", "2"]);
-    assert_ok(&output, "run with a node killed");
-    assert_eq!(std::fs::read(&healthy).unwrap(), std::fs::read(&faulty).unwrap(), "the same run file");
+    assert_a_killed_node_changes_nothing(&healthy, started.elapsed() / 2, spawn_scifact_run);
 }
 
 /// Stopping the whole cluster mid-run: a clear error, and no run file written as if complete.
@@ -815,18 +830,14 @@ fn a_node_killed_during_an_update_loses_nothing() {
     let os = ["--backend", "opensearch", "--opensearch-index", "t-upkill"];
     delete_indexes("t-upkill");
     assert_ok(&run_quantir(&[&["index", "--format", "beir", "--corpus", base.to_str().unwrap()][..], &os].concat()), "loading the base");
-    let mut child = Command::new(quantir())
+    let child = Command::new(quantir())
         .args([&["add", "--json", "--format", "beir", "--opensearch-concurrency", "1", "--corpus", rest.to_str().unwrap()][..], &os].concat())
         .env("QUANTIR_OPENSEARCH_URL", urls())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(400));
-    let running = child.try_wait().unwrap().is_none();
-    cluster_script(&["kill", "2"]);
-    let output = wait(child, Duration::from_secs(300));
-    cluster_script(&["revive", "2"]);
+    let (running, output) = kill_a_node_during(child, Duration::from_millis(400));
     assert_ok(&output, "add with a node killed");
     assert!(running, "the update had finished before the node was killed");
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -945,7 +956,7 @@ fn a_node_killed_during_a_hybrid_run_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let spawn = |output: &Path, backend: &[&str]| spawn_scifact(output, &[&["--retriever", "hybrid", "--plan", "numeric"][..], backend].concat());
     let remote = ["--backend", "opensearch", "--opensearch-index", "t-scifact-dense", "--opensearch-concurrency", "1"];
-    let (embedded, healthy, faulty) = (dir.path().join("embedded.run"), dir.path().join("healthy.run"), dir.path().join("faulty.run"));
+    let (embedded, healthy) = (dir.path().join("embedded.run"), dir.path().join("healthy.run"));
     assert_ok(&wait(spawn(&embedded, &["--index", index.to_str().unwrap()]), Duration::from_secs(300)), "embedded run");
     let started = Instant::now();
     assert_ok(&wait(spawn(&healthy, &remote), Duration::from_secs(300)), "healthy run");
@@ -953,13 +964,7 @@ fn a_node_killed_during_a_hybrid_run_changes_nothing() {
     let (queries, swapped, largest) = compare_dense_runs(&embedded, &healthy, 1e-4);
     assert_eq!(queries, 300);
     eprintln!("SciFact hybrid with the numeric planner: 300 claims, top 100: {swapped} positions swapped within ties, scores within {largest:.2e}; the cluster's run took {took:?}");
-    let child = spawn(&faulty, &remote);
-    std::thread::sleep(took / 2);
-    cluster_script(&["kill", "2"]);
-    let output = wait(child, Duration::from_secs(300));
-    cluster_script(&["revive", "2"]);
-    assert_ok(&output, "run with a node killed");
-    assert_eq!(std::fs::read(&healthy).unwrap(), std::fs::read(&faulty).unwrap(), "the same run file");
+    assert_a_killed_node_changes_nothing(&healthy, took / 2, |faulty| spawn(faulty, &remote));
 }
 
 /// An index whose vector field uses the faiss engine (which, without the plugin's native
