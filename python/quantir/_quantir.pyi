@@ -112,8 +112,11 @@ class Index:
     def compact(self, *, threads: int = 0, progress: Progress = None) -> Dict[str, Any]:
         """Rewrites every segment into a build's layout (`quantir compact`)."""
     def __len__(self) -> int: ...
-    def search(self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None) -> List[Hit]:
-        """The exact top k by BM25 among documents published strictly before `before`."""
+    def search(
+        self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None,
+        retriever: str = "bm25", ann: str = "exact", ef: int = 256,
+    ) -> List[Hit]:
+        """The top k among documents published strictly before `before`: exact BM25, or dense/hybrid (`retriever`) as `run` retrieves a claim dated `before`."""
     def run(
         self,
         claims: ClaimsLike,
@@ -199,8 +202,11 @@ class OpenSearchIndex:
     @property
     def version(self) -> str: ...
     def __len__(self) -> int: ...
-    def search(self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None) -> List[Hit]:
-        """The exact top k by BM25 among documents published strictly before `before`."""
+    def search(
+        self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None,
+        retriever: str = "bm25", ann: str = "exact", ef: int = 256,
+    ) -> List[Hit]:
+        """The top k among documents published strictly before `before`: exact BM25, or dense/hybrid (`retriever`) as `run` retrieves a claim dated `before`."""
     def run(
         self,
         claims: ClaimsLike,

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyType};
 
 use quantir::corpus::{Format, LoadOptions};
-use quantir::engine::{hybrid_fusion, run_ranked, Backend, PlanRunConfig, RankedHits, RunConfig, RunRequest};
+use quantir::engine::{hybrid_fusion, run_ranked, search_query, Backend, PlanRunConfig, RankedHits, RunConfig, RunRequest};
 use quantir::fuse::{FusionConfig, Method, RRF_K};
 use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
@@ -355,13 +355,16 @@ impl Index {
     /// (a `str` such as "2023-08-29", "2023-08" or "2023", a `datetime.date` or a
     /// `datetime.datetime`); undated documents are left out under a cutoff unless
     /// `undated="include"`. Exact: the top `k` of the eligible documents, never a filtered top `k`.
-    #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None))]
-    fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>) -> PyResult<Vec<Hit>> {
+    /// `retriever="dense"` or `"hybrid"` (an index with vectors; `ann`, `ef` as in `run`) runs the
+    /// query as a claim made on `before`'s date, as `quantir search --retriever` does.
+    #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None, retriever="bm25", ann="exact", ef=256))]
+    #[allow(clippy::too_many_arguments)]
+    fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>, retriever: &str, ann: &str, ef: usize) -> PyResult<Vec<Hit>> {
         let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
-        let evidence = py.detach(|| {
-            let index = self.live.get();
-            index.search(query, &cutoff, k, index.manifest().bm25.over(k1, b))
-        }).or_raise()?;
+        let index = py.detach(|| self.live.get());
+        let config = RunConfig { k, bm25: index.manifest().bm25.over(k1, b), retriever: choice("retriever", retriever)?, ann: choice("ann", ann)?, ef, ..RunConfig::default() };
+        let encoder = if config.retriever == Retriever::Bm25 { None } else { self.encoder(py, &index)? };
+        let evidence = py.detach(|| search_query(&*index, query, &cutoff, &config, encoder.as_deref())).or_raise()?;
         Ok(evidence.into_iter().map(Hit::from).collect())
     }
 

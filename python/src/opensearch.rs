@@ -12,7 +12,7 @@ use quantir::fuse::RRF_K;
 use quantir::index::dense::models::EncoderOptions;
 use quantir::index::dense::Encoder;
 use quantir::index::Bm25Params;
-use quantir::engine::Backend;
+use quantir::engine::{search_query, Backend, RunConfig};
 use quantir::opensearch::{Cluster, ClusterConfig, LoadConfig, RemoteIndex};
 use quantir::retrieve::{Cutoff, Retriever};
 
@@ -60,6 +60,11 @@ impl OpenSearchIndex {
         let loaded = py.detach(|| self.remote.encoder(&self.options, &roots)).or_raise()?.map(Arc::new);
         *self.encoder.lock().unwrap_or_else(|e| e.into_inner()) = Some(loaded.clone());
         Ok(loaded)
+    }
+
+    /// The query encoder for dense or hybrid retrieval (or dense MMR), an error without one.
+    fn needed_encoder(&self, py: Python<'_>) -> PyResult<Arc<Encoder>> {
+        self.encoder(py)?.ok_or_else(|| PyValueError::new_err("dense and hybrid retrieval and mmr_similarity=\"dense\" need the dense encoder: load the index with vectors (OpenSearchIndex.build(..., vectors_from=DIR)) or name a model with dense=DIR"))
     }
 }
 
@@ -158,12 +163,14 @@ impl OpenSearchIndex {
 
     /// As `Index.search`: the top `k` among the documents published strictly before `before`.
     /// `k1` and `b` must be the index's own (on a cluster they are index settings).
-    #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None))]
+    /// Dense and hybrid search (`retriever`, `ann`, `ef`) need an index loaded with vectors.
+    #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None, retriever="bm25", ann="exact", ef=256))]
     #[allow(clippy::too_many_arguments)]
-    fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>) -> PyResult<Vec<Hit>> {
+    fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>, retriever: &str, ann: &str, ef: usize) -> PyResult<Vec<Hit>> {
         let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
-        let bm25 = self.remote.bm25().over(k1, b);
-        let evidence = py.detach(|| self.remote.search(query, &cutoff, k, bm25)).or_raise()?;
+        let config = RunConfig { k, bm25: self.remote.bm25().over(k1, b), retriever: choice("retriever", retriever)?, ann: choice("ann", ann)?, ef, ..RunConfig::default() };
+        let encoder = if config.retriever == Retriever::Bm25 { None } else { Some(self.needed_encoder(py)?) };
+        let evidence = py.detach(|| search_query(&*self.remote, query, &cutoff, &config, encoder.as_deref())).or_raise()?;
         Ok(evidence.into_iter().map(Hit::from).collect())
     }
 
@@ -215,10 +222,7 @@ impl OpenSearchIndex {
         let setup = RunSetup::new(
             claims, plan, self.remote.clone(), fusion, norm, constant, rrf_k, weights, retriever, hybrid_fusion, hybrid_norm, k, depth, before, undated, temporal_filter, remove_query,
             self.remote.bm25().over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, 0,
-            |needed| match needed {
-                false => Ok(None),
-                true => self.encoder(py)?.map(Some).ok_or_else(|| PyValueError::new_err("dense and hybrid retrieval and mmr_similarity=\"dense\" need the dense encoder: load the index with vectors (OpenSearchIndex.build(..., vectors_from=DIR)) or name a model with dense=DIR")),
-            },
+            |needed| if needed { self.needed_encoder(py).map(Some) } else { Ok(None) },
         )?;
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| self.remote.run(&setup.claims, &setup.request(), &reporter).map(|output| output.lists.into_run()));

@@ -32,9 +32,23 @@ def test_dense_and_hybrid_runs_equal_the_cli(tmp_path, cli, dense_index, retriev
             assert got[qid][docid] == pytest.approx(score, rel=1e-6), (qid, docid)
 
 
+@pytest.mark.parametrize("retriever", ["dense", "hybrid"])
+def test_dense_and_hybrid_search_equal_the_cli(cli, dense_index, retriever):
+    query = "Two men were sentenced to eight months in prison for throwing bacon at a mosque."
+    done = cli("search", "--index", dense_index.path, "-k", "5", "--before", "2016-11-02", "--retriever", retriever, "--json", query)
+    expected = [(h["id"], h["score"], h["date"]) for h in json.loads(done.stdout)["hits"]]
+    hits = dense_index.search(query, before="2016-11-02", k=5, retriever=retriever)
+    assert len(hits) == 5 and all(h.date < "2016-11-02" for h in hits)
+    assert [(h.id, h.score, h.date) for h in hits] == expected
+    # BM25's scores for the same query are others: the retriever was used.
+    assert [h.score for h in dense_index.search(query, before="2016-11-02", k=5)] != [h.score for h in hits]
+
+
 def test_dense_needs_vectors(quantemp_index):
     with pytest.raises(ValueError, match="has no dense vectors|--dense"):
         quantemp_index.run(["a claim"], retriever="dense")
+    with pytest.raises(ValueError, match="has no dense vectors|--dense"):
+        quantemp_index.search("a claim", retriever="dense")
 
 
 def test_progress_true_draws_tqdm_bars(capsys, quantemp_index):

@@ -3,6 +3,7 @@ starts (it runs these tests while the cluster is up and sets QUANTIR_TEST_OPENSE
 same runs as the embedded index and as the CLI's OpenSearch backend, and one clear exception per
 bad configuration. Without a cluster these tests fail; none is skipped."""
 
+import json
 import os
 import socket
 
@@ -122,6 +123,15 @@ def test_hybrid_runs_with_vectors_equal_the_cli_and_the_embedded_index(tmp_path_
     hnsw = remote.run(claims, retriever="dense", ann="hnsw", k=50)
     exact = remote.run(claims, retriever="dense", k=50)
     assert {q: set(d) for q, d in hnsw.items()} == {q: set(d) for q, d in exact.items()}
+    # One query's search: the CLI's over the same cluster index.
+    query = "Two men were sentenced to eight months in prison for throwing bacon at a mosque."
+    done = cli("search", "--backend", "opensearch", "--opensearch-url", urls, "--opensearch-index", "py-quantemp-dense",
+               "-k", "5", "--before", "2016-11-02", "--retriever", "hybrid", "--json", query)
+    hits = remote.search(query, before="2016-11-02", k=5, retriever="hybrid")
+    assert len(hits) == 5
+    assert [(h.id, h.score) for h in hits] == [(h["id"], h["score"]) for h in json.loads(done.stdout)["hits"]]
     bm25_only = quantir.OpenSearchIndex.build(corpus, urls.split(","), "py-quantemp-bm25")
     with pytest.raises(ValueError, match="load the index with vectors"):
         bm25_only.run(claims, retriever="dense")
+    with pytest.raises(ValueError, match="load the index with vectors"):
+        bm25_only.search("vitamin D", retriever="dense")

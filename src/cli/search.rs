@@ -3,10 +3,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use quantir::corpus::Claim;
-use quantir::engine::{default_hybrid_fusion, Engine, Evidence, PlanRunConfig, RunConfig, RunRequest};
-use quantir::plan::ClaimOnly;
-use quantir::retrieve::{Cutoff, Retriever, TemporalFilter};
+use quantir::engine::{search_query, Engine, RunConfig};
+use quantir::retrieve::{Cutoff, Retriever};
 
 use super::args::{BackendArgs, Bm25Args, CutoffArgs, DenseArgs, RetrievalArgs};
 
@@ -38,10 +36,19 @@ pub struct SearchArgs {
 pub fn run(args: SearchArgs) -> anyhow::Result<()> {
     let cutoff = Cutoff { before: args.cutoff.before, undated: args.cutoff.undated };
     let engine = Engine::open(&args.backend.location(&args.index)?)?;
-    let hits = match args.retrieval.retriever {
-        Retriever::Bm25 => engine.search(&args.query, &cutoff, args.k as usize, args.bm25.over(engine.default_bm25()))?,
-        Retriever::Dense | Retriever::Hybrid => vector_search(&engine, &args, &cutoff)?,
+    let encoder = match args.retrieval.retriever {
+        Retriever::Bm25 => None,
+        Retriever::Dense | Retriever::Hybrid => engine.encoder(&args.dense.options(), &super::models::roots())?,
     };
+    let config = RunConfig {
+        k: args.k as usize,
+        bm25: args.bm25.over(engine.default_bm25()),
+        retriever: args.retrieval.retriever,
+        ann: args.retrieval.ann,
+        ef: args.retrieval.ef,
+        ..RunConfig::default()
+    };
+    let hits = search_query(&*engine, &args.query, &cutoff, &config, encoder.as_ref())?;
     if args.json {
         println!("{}", serde_json::json!({ "hits": hits }));
         return Ok(());
@@ -57,25 +64,4 @@ pub fn run(args: SearchArgs) -> anyhow::Result<()> {
         eprintln!("no documents match");
     }
     Ok(())
-}
-
-/// Dense or hybrid search for one query: the query run as a claim made on the cutoff's date, by
-/// the claim-only plan, as `run` and the server run it.
-fn vector_search(engine: &Engine, args: &SearchArgs, cutoff: &Cutoff) -> anyhow::Result<Vec<Evidence>> {
-    let encoder = engine.encoder(&args.dense.options(), &super::models::roots())?;
-    let config = RunConfig {
-        k: args.k as usize,
-        bm25: args.bm25.over(engine.default_bm25()),
-        undated: cutoff.undated,
-        temporal_filter: if cutoff.before.is_some() { TemporalFilter::Claim } else { TemporalFilter::Off },
-        retriever: args.retrieval.retriever,
-        ann: args.retrieval.ann,
-        ef: args.retrieval.ef,
-        ..RunConfig::default()
-    };
-    let plan = PlanRunConfig { depth: args.k as usize, fusion: Default::default(), hybrid: default_hybrid_fusion() };
-    config.validate(&plan)?;
-    let claim = Claim { id: "query".into(), text: args.query.clone(), date: cutoff.before };
-    let request = RunRequest { planner: &ClaimOnly, encoder: encoder.as_ref(), config: &config, plan: &plan, explain: false };
-    Ok(engine.evidence(&claim, &request)?.hits.into_iter().map(|h| h.evidence).collect())
 }

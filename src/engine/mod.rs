@@ -495,6 +495,32 @@ pub fn search_for_claim(backend: &dyn Backend, claim: &Claim, config: &RunConfig
     Ok(hits.into_iter().filter(|h| Some(h.id.as_str()) != exclude).take(k).collect())
 }
 
+/// One query's top `config.k` under `cutoff`, with the hits' stored fields: BM25
+/// ([`Backend::search`], with `config.bm25`), or dense or hybrid retrieval (`config.retriever`,
+/// `ann`, `ef`) as a run does it — the query run as a claim made on the cutoff's date by the
+/// claim-only plan, with `encoder` (the one [`Backend::encoder`] gives). What `quantir search`
+/// and Python's `search` answer; the rest of `config` is not read.
+pub fn search_query(backend: &dyn Backend, query: &str, cutoff: &Cutoff, config: &RunConfig, encoder: Option<&Encoder>) -> Result<Vec<Evidence>> {
+    if config.retriever == Retriever::Bm25 {
+        return backend.search(query, cutoff, config.k, config.bm25);
+    }
+    let config = RunConfig {
+        k: config.k,
+        bm25: config.bm25,
+        undated: cutoff.undated,
+        temporal_filter: if cutoff.before.is_some() { TemporalFilter::Claim } else { TemporalFilter::Off },
+        retriever: config.retriever,
+        ann: config.ann,
+        ef: config.ef,
+        ..RunConfig::default()
+    };
+    let plan = PlanRunConfig { depth: config.k, fusion: FusionConfig::default(), hybrid: default_hybrid_fusion() };
+    config.validate(&plan)?;
+    let claim = Claim { id: "query".into(), text: query.to_string(), date: cutoff.before };
+    let request = RunRequest { planner: &crate::plan::ClaimOnly, encoder, config: &config, plan: &plan, explain: false };
+    Ok(backend.evidence(&claim, &request)?.hits.into_iter().map(|h| h.evidence).collect())
+}
+
 /// [`search_for_claim`] as a planner's [`Lookup`] for one claim.
 pub struct ClaimLookup<'a> {
     /// Where the index lives.
