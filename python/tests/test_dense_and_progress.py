@@ -42,6 +42,8 @@ def test_dense_and_hybrid_search_equal_the_cli(cli, dense_index, retriever):
     assert [(h.id, h.score, h.date) for h in hits] == expected
     # BM25's scores for the same query are others: the retriever was used.
     assert [h.score for h in dense_index.search(query, before="2016-11-02", k=5)] != [h.score for h in hits]
+    with pytest.raises(ValueError, match="expected the query's text"):
+        dense_index.search("  ", retriever=retriever)
 
 
 def test_dense_needs_vectors(quantemp_index):

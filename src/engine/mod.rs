@@ -499,8 +499,12 @@ pub fn search_for_claim(backend: &dyn Backend, claim: &Claim, config: &RunConfig
 /// ([`Backend::search`], with `config.bm25`), or dense or hybrid retrieval (`config.retriever`,
 /// `ann`, `ef`) as a run does it — the query run as a claim made on the cutoff's date by the
 /// claim-only plan, with `encoder` (the one [`Backend::encoder`] gives). What `quantir search`
-/// and Python's `search` answer; the rest of `config` is not read.
+/// and Python's `search` answer; the rest of `config` is not read. An empty query (or only spaces)
+/// is an error, as an empty claim is: encoded, it would find the "nearest" documents to nothing.
 pub fn search_query(backend: &dyn Backend, query: &str, cutoff: &Cutoff, config: &RunConfig, encoder: Option<&Encoder>) -> Result<Vec<Evidence>> {
+    if query.trim().is_empty() {
+        return Err(Error::Value { at: "the query".into(), expected: "the query's text".into(), found: format!("{query:?}") });
+    }
     if config.retriever == Retriever::Bm25 {
         return backend.search(query, cutoff, config.k, config.bm25);
     }

@@ -428,4 +428,9 @@ fn search_with_dense_and_hybrid_equals_the_run_of_the_same_claim() {
     let bm25_only = dir.path().join("bm25");
     quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&bm25_only).assert().success();
     quantir().args(["search", "--retriever", "dense", "--index"]).arg(&bm25_only).arg(text).assert().failure().stderr(contains("--dense"));
+    // An empty query is refused as an empty claim is, for every retriever: encoded, it would
+    // "find" the documents nearest to nothing.
+    for retriever in ["bm25", "dense", "hybrid"] {
+        quantir().args(["search", "--retriever", retriever, "--index"]).arg(&sample.path).arg("  ").assert().failure().stderr(contains("the query: expected the query's text, found \"  \""));
+    }
 }
