@@ -391,6 +391,21 @@ pub enum Error {
         found: String,
     },
 
+    /// A named run setting (a Python keyword argument, a field of an API request) with a value of
+    /// the wrong kind or outside its closed set ([`crate::engine::RunSettings::set`]).
+    #[error("{name}={found}: expected {expected}")]
+    Setting {
+        /// The setting, as the front ends name it (`fusion`, `mmr_beta`).
+        name: String,
+        /// The value given, as written (text quoted).
+        found: String,
+        /// What the setting takes.
+        expected: String,
+        /// Whether the value is of the wrong kind (a number for a name; Python's `TypeError`)
+        /// rather than a wrong value of the right kind (`ValueError`).
+        wrong_type: bool,
+    },
+
     /// An OpenAI-compatible chat API did not give an answer.
     #[error("{url}: {failure}")]
     Llm {

@@ -16,6 +16,9 @@ fn main() -> ExitCode {
             for cause in err.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
             }
+            if let Some(flag) = err.chain().find_map(|e| e.downcast_ref::<quantir::Error>()).and_then(cli::flag_of) {
+                eprintln!("\nhint: on the command line, that setting is {flag}");
+            }
             ExitCode::FAILURE
         }
     }

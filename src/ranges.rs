@@ -67,6 +67,9 @@ pub const K: Count = Count::at_least("k", 1);
 pub const DEPTH: Count = Count::at_least("depth", 1);
 /// The depth every front end defaults to (QuanTemp++'s setting).
 pub const DEFAULT_DEPTH: usize = 100;
+/// Hits a search shows when not told (`quantir search`, the server, Python's `search`): a page
+/// of evidence, where a run keeps 1000 for evaluation.
+pub const DEFAULT_SEARCH_K: usize = 10;
 /// Candidates an HNSW search explores.
 pub const EF: Count = Count::new("ef", 1, 100_000);
 /// Evidence texts a verifier reads per claim.

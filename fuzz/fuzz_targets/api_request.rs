@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(request) => {
             assert!(!request.claim.trim().is_empty());
             assert!(request.claim.chars().count() <= limits.claim_chars);
-            assert!(request.k.is_none_or(|k| (1..=limits.max_k).contains(&k)));
+            assert!((1..=limits.max_k).contains(&request.settings.k));
         }
         Err(e) => assert_eq!(e.status, 400, "{e:?}"),
     }

@@ -4,7 +4,54 @@ import datetime
 import os
 from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Union
 
+from typing_extensions import TypedDict, Unpack
+
 __version__: str
+
+# Every run setting's default, as the library defines it once (its RunSettings::DEFAULT): read it
+# here rather than from these stubs, which name the settings without restating their defaults.
+RUN_DEFAULTS: Dict[str, Any]
+# Hits `search` returns when not given `k`.
+SEARCH_DEFAULT_K: int
+
+class SearchSettings(TypedDict, total=False):
+    """`search`'s keyword arguments (defaults: RUN_DEFAULTS, k SEARCH_DEFAULT_K)."""
+
+    before: Optional[DateLike]
+    k: int
+    undated: Literal["exclude", "include"]
+    k1: Optional[float]
+    b: Optional[float]
+    retriever: Literal["bm25", "dense", "hybrid"]
+    ann: Literal["exact", "hnsw"]
+    ef: int
+
+class RunSettings(SearchSettings, total=False):
+    """`run`'s keyword arguments besides `plan`, the LLM connection, `format` and `progress`: the
+    CLI flags' names without dashes; defaults in RUN_DEFAULTS; `None` keeps the default."""
+
+    depth: int
+    fusion: Literal["combsum", "combmax", "combmnz", "combmax-norm", "rrf", "wsum"]
+    norm: Optional[Literal["none", "min-max", "max", "sum", "zmuv", "rank"]]
+    constant: Literal["zero", "one", "raw"]
+    rrf_k: float
+    weights: Optional[Sequence[float]]
+    hybrid_fusion: Literal["combsum", "combmax", "combmnz", "combmax-norm", "rrf", "wsum"]
+    hybrid_norm: Optional[Literal["none", "min-max", "max", "sum", "zmuv", "rank"]]
+    temporal_filter: Literal["claim", "off"]
+    remove_query: bool
+    feedback: Optional[Literal["rm3", "rocchio"]]
+    fb_docs: int
+    fb_terms: int
+    rm3_original_weight: float
+    rocchio_alpha: float
+    rocchio_beta: float
+    mmr: bool
+    mmr_beta: float
+    mmr_threshold: float
+    mmr_similarity: Literal["lexical", "dense"]
+    threads: int
+    bm25_strategy: Literal["exhaustive", "maxscore", "pruned"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 DateLike = Union[str, datetime.date, datetime.datetime]
@@ -112,50 +159,19 @@ class Index:
     def compact(self, *, threads: int = 0, progress: Progress = None) -> Dict[str, Any]:
         """Rewrites every segment into a build's layout (`quantir compact`)."""
     def __len__(self) -> int: ...
-    def search(
-        self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None,
-        retriever: str = "bm25", ann: str = "exact", ef: int = 256,
-    ) -> List[Hit]:
+    def search(self, query: str, **settings: Unpack[SearchSettings]) -> List[Hit]:
         """The top k among documents published strictly before `before`: exact BM25, or dense/hybrid (`retriever`) as `run` retrieves a claim dated `before`."""
     def run(
         self,
         claims: ClaimsLike,
         *,
         plan: Union[str, PlanCallable, None] = None,
-        fusion: str = "combmax-norm",
-        norm: Optional[str] = None,
-        constant: str = "zero",
-        rrf_k: float = 60.0,
-        weights: Optional[Sequence[float]] = None,
-        retriever: str = "bm25",
-        hybrid_fusion: str = "combsum",
-        hybrid_norm: Optional[str] = None,
-        k: int = 1000,
-        depth: int = 100,
-        before: Optional[DateLike] = None,
-        undated: str = "exclude",
-        temporal_filter: str = "claim",
-        remove_query: bool = False,
-        k1: Optional[float] = None,
-        b: Optional[float] = None,
-        ann: str = "exact",
-        ef: int = 256,
-        mmr: bool = False,
-        mmr_beta: float = 0.8,
-        mmr_threshold: float = 0.5,
-        mmr_similarity: str = "lexical",
         llm_url: Optional[str] = None,
         llm_model: Optional[str] = None,
         llm_key: Optional[str] = None,
         format: str = "auto",
-        threads: int = 0,
-        feedback: Optional[str] = None,
-        fb_docs: int = 10,
-        fb_terms: int = 10,
-        rm3_original_weight: float = 0.5,
-        rocchio_alpha: float = 1.0,
-        rocchio_beta: float = 0.75,
         progress: Progress = None,
+        **settings: Unpack[RunSettings],
     ) -> Run:
         """Runs claims as `quantir run` does (each cut off at its own date) into {qid: {docid: score}}.
 
@@ -202,43 +218,19 @@ class OpenSearchIndex:
     @property
     def version(self) -> str: ...
     def __len__(self) -> int: ...
-    def search(
-        self, query: str, *, before: Optional[DateLike] = None, k: int = 10, undated: str = "exclude", k1: Optional[float] = None, b: Optional[float] = None,
-        retriever: str = "bm25", ann: str = "exact", ef: int = 256,
-    ) -> List[Hit]:
+    def search(self, query: str, **settings: Unpack[SearchSettings]) -> List[Hit]:
         """The top k among documents published strictly before `before`: exact BM25, or dense/hybrid (`retriever`) as `run` retrieves a claim dated `before`."""
     def run(
         self,
         claims: ClaimsLike,
         *,
         plan: Union[str, PlanCallable, None] = None,
-        fusion: str = "combmax-norm",
-        norm: Optional[str] = None,
-        constant: str = "zero",
-        rrf_k: float = 60.0,
-        weights: Optional[Sequence[float]] = None,
-        retriever: str = "bm25",
-        hybrid_fusion: str = "combsum",
-        hybrid_norm: Optional[str] = None,
-        k: int = 1000,
-        depth: int = 100,
-        before: Optional[DateLike] = None,
-        undated: str = "exclude",
-        temporal_filter: str = "claim",
-        remove_query: bool = False,
-        k1: Optional[float] = None,
-        b: Optional[float] = None,
-        ann: str = "exact",
-        ef: int = 256,
-        mmr: bool = False,
-        mmr_beta: float = 0.8,
-        mmr_threshold: float = 0.5,
-        mmr_similarity: str = "lexical",
         llm_url: Optional[str] = None,
         llm_model: Optional[str] = None,
         llm_key: Optional[str] = None,
         format: str = "auto",
         progress: Progress = None,
+        **settings: Unpack[RunSettings],
     ) -> Run:
         """Runs claims as `quantir run --backend opensearch` does into {qid: {docid: score}}."""
 

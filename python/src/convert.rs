@@ -7,11 +7,12 @@
 use std::path::PathBuf;
 
 use clap::ValueEnum;
+use quantir::engine::{RunSettings, SettingValue};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyString};
 
-use quantir::corpus::{claims_from, documents_from, load_claims, Claim, ClaimFields, Corpus, DocumentFields, Format, PubDate};
+use quantir::corpus::{claims_from, documents_from, load_claims, Claim, ClaimFields, Corpus, DocumentFields, Format};
 use quantir::trec::{Qrels, QrelsFormat, Run};
 
 use crate::errors::OrRaise;
@@ -44,15 +45,6 @@ pub fn date_text(param: &str, value: &Bound<'_, PyAny>) -> PyResult<Option<Strin
         return Ok(Some(value.call_method1("strftime", ("%Y-%m-%d",))?.extract()?));
     }
     Err(PyTypeError::new_err(format!("{param}: expected a date as str, datetime.date or datetime.datetime, found {}", type_name(value))))
-}
-
-/// A cutoff date argument (`before=`), parsed.
-pub fn pub_date(param: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<PubDate>> {
-    let Some(value) = value else { return Ok(None) };
-    match date_text(param, value)? {
-        None => Ok(None),
-        Some(text) => text.parse::<PubDate>().map(Some).map_err(|e| PyValueError::new_err(format!("{param}={text:?}: {e}"))),
-    }
 }
 
 fn type_name(value: &Bound<'_, PyAny>) -> String {
@@ -239,3 +231,47 @@ pub fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<B
         }
     })
 }
+
+/// Run settings from keyword arguments (`**settings` of `run` and `search`): each named as
+/// [`RunSettings::NAMES`] names it, over `base`, checked by the library ([`RunSettings::set`]; a
+/// `None` keeps the default) and, when `allowed` is given, only those names. Dates (`before`) may
+/// be `datetime.date`s.
+pub fn run_settings(kwargs: Option<&Bound<'_, PyDict>>, base: RunSettings, allowed: Option<&[&str]>) -> PyResult<RunSettings> {
+    let mut settings = base;
+    if let Some(kwargs) = kwargs {
+        for (key, value) in kwargs.iter() {
+            let name: String = key.extract()?;
+            if let Some(allowed) = allowed {
+                if !allowed.contains(&name.as_str()) {
+                    let why = if RunSettings::NAMES.contains(&name.as_str()) { "is a setting of run, not of search" } else { "is not an argument" };
+                    return Err(pyo3::exceptions::PyTypeError::new_err(format!("{name} {why}; search takes {}", allowed.join(", "))));
+                }
+            }
+            let value = if name == "before" { date_text("before", &value)?.map_or(SettingValue::Null, SettingValue::Text) } else { setting_value(&value)? };
+            settings.set(&name, &value).map_err(crate::errors::to_py)?;
+        }
+    }
+    settings.validate().map_err(crate::errors::to_py)?;
+    Ok(settings)
+}
+
+/// A Python value as a setting's value.
+fn setting_value(value: &Bound<'_, PyAny>) -> PyResult<SettingValue> {
+    use pyo3::types::{PyBool, PyTuple};
+    Ok(if value.is_none() {
+        SettingValue::Null
+    } else if let Ok(flag) = value.cast::<PyBool>() {
+        SettingValue::Bool(flag.is_true())
+    } else if value.is_instance_of::<PyInt>() {
+        value.extract::<i64>().map_or(SettingValue::Other("an int beyond 64 bits".into()), |n| SettingValue::Int(n.into()))
+    } else if value.is_instance_of::<PyFloat>() {
+        SettingValue::Float(value.extract()?)
+    } else if let Ok(text) = value.cast::<PyString>() {
+        SettingValue::Text(text.to_cow()?.into_owned())
+    } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        value.extract::<Vec<f64>>().map_or_else(|_| SettingValue::Other(format!("a {} of other than numbers", type_name(value))), SettingValue::Numbers)
+    } else {
+        SettingValue::Other(format!("a {}", type_name(value)))
+    })
+}
+

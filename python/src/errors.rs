@@ -5,13 +5,14 @@
 //! | a file or folder that is not there (`Io`, not found) | `FileNotFoundError` |
 //! | any other operating-system error | `OSError` |
 //! | an argument out of range (`Range`: the same ranges as the CLI's flags), a value given in memory that is wrong | `ValueError` |
+//! | a run setting of the wrong kind (`Setting` with `wrong_type`: a number for a name) | `TypeError` |
 //! | no node of an OpenSearch cluster answered | `ConnectionError` |
 //! | the cluster refused the credentials | `PermissionError` |
 //! | everything else: a malformed input file, a duplicate id, an incompatible index | `QuantirError` (a `ValueError`) |
 //!
 //! A Python object of the wrong type raises `TypeError` (PyO3's extraction).
 
-use pyo3::exceptions::{PyConnectionError, PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError};
+use pyo3::exceptions::{PyConnectionError, PyFileNotFoundError, PyOSError, PyPermissionError, PyTypeError, PyValueError};
 use pyo3::PyErr;
 
 pyo3::create_exception!(
@@ -27,6 +28,8 @@ pub fn to_py(error: quantir::Error) -> PyErr {
     match &error {
         quantir::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
         quantir::Error::Io { .. } => PyOSError::new_err(message),
+        quantir::Error::Setting { wrong_type: true, .. } => PyTypeError::new_err(message),
+        quantir::Error::Setting { .. } => PyValueError::new_err(message),
         quantir::Error::InvalidArgument { .. } | quantir::Error::Value { .. } | quantir::Error::Range { .. } | quantir::Error::Unmatched { .. } | quantir::Error::OpenSearchNoVectors { .. } => PyValueError::new_err(message),
         quantir::Error::OpenSearchUnreachable { .. } => PyConnectionError::new_err(message),
         quantir::Error::OpenSearchAuth { .. } => PyPermissionError::new_err(message),

@@ -8,16 +8,15 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyType};
 
 use quantir::corpus::{Format, LoadOptions};
-use quantir::engine::{hybrid_fusion, run_ranked, search_query, Backend, PlanRunConfig, RankedHits, RunConfig, RunRequest};
-use quantir::fuse::{FusionConfig, Method, RRF_K};
+use quantir::engine::{run_ranked, search_query, Backend, PlanRunConfig, RankedHits, RunConfig, RunRequest, RunSettings};
 use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
 use quantir::index::dense::models::serves_vectors_of;
 use quantir::index::{add_from_path, build_from_path, check_target, compact, delete, update, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig, Live, MergePolicy, UpdateConfig, UpdateSummary};
-use quantir::plan::{planner_for, with_mmr, Listed, LlmConfig, MmrConfig};
-use quantir::retrieve::{Cutoff, Feedback, Retriever, Rm3, Rocchio};
+use quantir::plan::{with_mmr, Listed, LlmConfig};
+use quantir::retrieve::Cutoff;
 
-use crate::convert::{choice, maybe_choice, pub_date, DocumentsArg};
+use crate::convert::{choice, run_settings, DocumentsArg};
 use crate::errors::OrRaise;
 use crate::planning::{plan_in_python, PlanArg};
 use crate::progress::PyProgress;
@@ -357,13 +356,13 @@ impl Index {
     /// `undated="include"`. Exact: the top `k` of the eligible documents, never a filtered top `k`.
     /// `retriever="dense"` or `"hybrid"` (an index with vectors; `ann`, `ef` as in `run`) runs the
     /// query as a claim made on `before`'s date, as `quantir search --retriever` does.
-    #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None, retriever="bm25", ann="exact", ef=256))]
-    #[allow(clippy::too_many_arguments)]
-    fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>, retriever: &str, ann: &str, ef: usize) -> PyResult<Vec<Hit>> {
-        let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
+    #[pyo3(signature = (query, **settings))]
+    fn search(&self, py: Python<'_>, query: &str, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<Hit>> {
+        let settings = search_settings(settings)?;
         let index = py.detach(|| self.live.get());
-        let config = RunConfig { k, bm25: index.manifest().bm25.over(k1, b), retriever: choice("retriever", retriever)?, ann: choice("ann", ann)?, ef, ..RunConfig::default() };
-        let encoder = if config.retriever == Retriever::Bm25 { None } else { self.encoder(py, &index)? };
+        let config = settings.run_config(index.manifest().bm25);
+        let encoder = if settings.needs_encoder() { self.encoder(py, &index)? } else { None };
+        let cutoff = Cutoff { before: settings.before, undated: settings.undated };
         let evidence = py.detach(|| search_query(&*index, query, &cutoff, &config, encoder.as_deref())).or_raise()?;
         Ok(evidence.into_iter().map(Hit::from).collect())
     }
@@ -371,74 +370,46 @@ impl Index {
     /// Runs a batch of claims as `quantir run` does, each cut off at its own date, on all cores
     /// (`threads`), and returns `{claim id: {doc id: score}}` in rank order — the shape
     /// pytrec_eval and ranx read. `claims` is a path, a list of dicts (`id`, `text`, `date`), a
-    /// list of strings or a DataFrame. Arguments have the CLI flags' names and defaults.
-    #[pyo3(signature = (
-        claims, *, plan=None, fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
-        retriever="bm25", hybrid_fusion="combsum", hybrid_norm=None, k=1000, depth=quantir::ranges::DEFAULT_DEPTH, before=None, undated="exclude",
-        temporal_filter="claim", remove_query=false, k1=None, b=None, ann="exact", ef=256, mmr=false, mmr_beta=0.8,
-        mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None, format="auto", threads=0,
-        feedback=None, fb_docs=10, fb_terms=10, rm3_original_weight=0.5, rocchio_alpha=1.0, rocchio_beta=0.75, progress=None
-    ))]
+    /// list of strings or a DataFrame. `plan` is a planner's name as `--plan` writes it or a
+    /// callable (`quantir.planning`); the other settings (`**settings`) have the CLI flags' names
+    /// without dashes and their defaults (`quantir::engine::RunSettings`): `k`, `depth`,
+    /// `fusion`, `retriever`, `before`, `feedback="rm3"`, `mmr=True`, ….
+    #[pyo3(signature = (claims, *, plan=None, llm_url=None, llm_model=None, llm_key=None, format="auto", progress=None, **settings))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
         py: Python<'py>,
         claims: &Bound<'py, PyAny>,
         plan: Option<&Bound<'py, PyAny>>,
-        fusion: &str,
-        norm: Option<&str>,
-        constant: &str,
-        rrf_k: f64,
-        weights: Option<Vec<f64>>,
-        retriever: &str,
-        hybrid_fusion: &str,
-        hybrid_norm: Option<&str>,
-        k: usize,
-        depth: usize,
-        before: Option<&Bound<'py, PyAny>>,
-        undated: &str,
-        temporal_filter: &str,
-        remove_query: bool,
-        k1: Option<f32>,
-        b: Option<f32>,
-        ann: &str,
-        ef: usize,
-        mmr: bool,
-        mmr_beta: f64,
-        mmr_threshold: f64,
-        mmr_similarity: &str,
         llm_url: Option<String>,
         llm_model: Option<String>,
         llm_key: Option<String>,
         format: &str,
-        threads: usize,
-        feedback: Option<&str>,
-        fb_docs: usize,
-        fb_terms: usize,
-        rm3_original_weight: f64,
-        rocchio_alpha: f64,
-        rocchio_beta: f64,
         progress: Option<&Bound<'_, PyAny>>,
+        settings: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let retriever: Retriever = choice("retriever", retriever)?;
-        let feedback = match feedback {
-            None => None,
-            Some("rm3") => Some(Feedback::Rm3(Rm3 { fb_docs, fb_terms, original_weight: rm3_original_weight })),
-            Some("rocchio") => Some(Feedback::Rocchio(Rocchio { fb_docs, fb_terms, alpha: rocchio_alpha, beta: rocchio_beta })),
-            Some(other) => return Err(PyValueError::new_err(format!("feedback={other:?}: expected \"rm3\", \"rocchio\" or None"))),
-        };
         // The whole run is answered from one generation.
         let index = py.detach(|| self.live.get());
-        let setup = RunSetup::new(
-            claims, plan, index.clone(), fusion, norm, constant, rrf_k, weights, retriever, hybrid_fusion, hybrid_norm, k, depth, before, undated, temporal_filter, remove_query,
-            index.manifest().bm25.over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, threads,
-            |needs| if needs { self.encoder(py, &index) } else { Ok(None) },
-        )?;
-        let setup = RunSetup { config: RunConfig { feedback, ..setup.config }, ..setup };
+        let setup = RunSetup::new(claims, plan, settings, index.clone(), index.manifest().bm25, llm(llm_url, llm_model, llm_key), format, |needs| if needs { self.encoder(py, &index) } else { Ok(None) })?;
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| run_ranked(&index, &setup.claims, &setup.request(), &reporter));
         let (lists, _, _) = reporter.finish_with(result.or_raise())?;
         self.hits_to_py(py, &index, &lists)
+    }
+}
+
+/// The settings `search` takes (`Index.search`, `OpenSearchIndex.search`), over `k` 10.
+pub(crate) fn search_settings(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<RunSettings> {
+    const SEARCH: [&str; 8] = ["before", "k", "undated", "k1", "b", "retriever", "ann", "ef"];
+    run_settings(kwargs, RunSettings { k: quantir::ranges::DEFAULT_SEARCH_K, ..RunSettings::DEFAULT }, Some(&SEARCH))
+}
+
+/// The chat API for `llm:` plans, when both its URL and model are given (the key from
+/// `OPENAI_API_KEY` unless given).
+pub(crate) fn llm(url: Option<String>, model: Option<String>, key: Option<String>) -> Option<LlmConfig> {
+    match (url, model) {
+        (Some(url), Some(model)) => Some(LlmConfig { api_key: key.or_else(|| std::env::var("OPENAI_API_KEY").ok()), ..LlmConfig::new(url, model) }),
+        _ => None,
     }
 }
 
@@ -459,76 +430,35 @@ impl RunSetup {
         RunRequest { planner: self.planner.as_ref(), encoder: self.encoder.as_deref(), config: &self.config, plan: &self.plan_config, explain: false }
     }
 
-    /// `encoder(needed)` gives the query encoder when `needed`.
+    /// `plan` as `Index.run` takes it, `settings` its keyword arguments over the defaults, BM25's
+    /// `k1` and `b` over `bm25` (the index's); `encoder(needed)` gives the query encoder when
+    /// `needed`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new<'py>(
         claims: &Bound<'py, PyAny>,
         plan: Option<&Bound<'py, PyAny>>,
+        settings: Option<&Bound<'py, PyDict>>,
         backend: Arc<dyn Backend>,
-        fusion: &str,
-        norm: Option<&str>,
-        constant: &str,
-        rrf_k: f64,
-        weights: Option<Vec<f64>>,
-        retriever: Retriever,
-        hybrid_fusion: &str,
-        hybrid_norm: Option<&str>,
-        k: usize,
-        depth: usize,
-        before: Option<&Bound<'py, PyAny>>,
-        undated: &str,
-        temporal_filter: &str,
-        remove_query: bool,
-        bm25: Option<Bm25Params>,
-        ann: &str,
-        ef: usize,
-        mmr: bool,
-        mmr_beta: f64,
-        mmr_threshold: f64,
-        mmr_similarity: &str,
-        llm_url: Option<String>,
-        llm_model: Option<String>,
-        llm_key: Option<String>,
+        bm25: Bm25Params,
+        llm: Option<LlmConfig>,
         format: &str,
-        threads: usize,
         encoder: impl FnOnce(bool) -> PyResult<Option<Arc<Encoder>>>,
     ) -> PyResult<RunSetup> {
         let claims_list = crate::convert::claims(claims, choice("format", format)?)?;
         let plan = PlanArg::from_arg(plan)?;
-        let mmr = mmr.then_some(MmrConfig { beta: mmr_beta, threshold: mmr_threshold, similarity: choice("mmr_similarity", mmr_similarity)? });
-        let needs_encoder = retriever != Retriever::Bm25 || mmr.is_some_and(|m| m.similarity == quantir::plan::MmrSimilarity::Dense);
-        let encoder = encoder(needs_encoder)?;
-        let llm = match (llm_url, llm_model) {
-            (Some(url), Some(model)) => Some(LlmConfig { api_key: llm_key.or_else(|| std::env::var("OPENAI_API_KEY").ok()), ..LlmConfig::new(url, model) }),
-            _ => None,
-        };
-        let config = RunConfig {
-            k,
-            bm25,
-            default_before: pub_date("before", before)?,
-            undated: choice("undated", undated)?,
-            temporal_filter: choice("temporal_filter", temporal_filter)?,
-            remove_query,
-            threads,
-            retriever,
-            ann: choice("ann", ann)?,
-            ef,
-            ..RunConfig::default()
-        };
+        let mut settings = run_settings(settings, RunSettings::DEFAULT, None)?;
+        if let PlanArg::Spec(spec) = &plan {
+            settings.plan = spec.clone();
+        }
+        let encoder = encoder(settings.needs_encoder())?;
+        let config = settings.run_config(bm25);
         let planner = match plan {
-            PlanArg::Spec(spec) => planner_for(&spec, mmr, llm, encoder.clone()).or_raise()?,
+            PlanArg::Spec(_) => settings.planner(llm, encoder.clone()).or_raise()?,
             PlanArg::Callable(callable) => {
                 let queries = plan_in_python(claims.py(), &callable, &claims_list, &config, backend)?;
-                with_mmr(Box::new(Listed { queries, origin: crate::planning::ORIGIN }), mmr, encoder.clone()).or_raise()?
+                with_mmr(Box::new(Listed { queries, origin: crate::planning::ORIGIN }), settings.mmr(), encoder.clone()).or_raise()?
             }
         };
-        let fusion = FusionConfig { method: choice::<Method>("fusion", fusion)?, norm: maybe_choice("norm", norm)?, constant: choice("constant", constant)?, rrf_k, weights: weights.unwrap_or_default() };
-        let hybrid = hybrid_fusion_config(hybrid_fusion, hybrid_norm)?;
-        let plan_config = PlanRunConfig { depth, fusion, hybrid };
-        Ok(RunSetup { claims: claims_list, planner, config, plan_config, encoder })
+        Ok(RunSetup { claims: claims_list, planner, config, plan_config: settings.plan_run_config(), encoder })
     }
-}
-
-fn hybrid_fusion_config(method: &str, norm: Option<&str>) -> PyResult<FusionConfig> {
-    Ok(hybrid_fusion(choice("hybrid_fusion", method)?, maybe_choice("hybrid_norm", norm)?))
 }

@@ -23,6 +23,10 @@ mod verify;
 fn _quantir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("QuantirError", m.py().get_type::<errors::QuantirError>())?;
+    // The run settings' defaults, as the library defines them once (`RunSettings::DEFAULT`).
+    let defaults = serde_json::to_string(&quantir::engine::RunSettings::DEFAULT).expect("settings serialise");
+    m.add("RUN_DEFAULTS", m.py().import("json")?.call_method1("loads", (defaults,))?)?;
+    m.add("SEARCH_DEFAULT_K", quantir::ranges::DEFAULT_SEARCH_K)?;
     m.add_class::<index::Index>()?;
     m.add_class::<index::Hit>()?;
     m.add_class::<planning::ClaimSearch>()?;

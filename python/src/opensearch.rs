@@ -8,17 +8,16 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
 
 use quantir::corpus::{stream_corpus, Format, LoadOptions};
-use quantir::fuse::RRF_K;
 use quantir::index::dense::models::EncoderOptions;
 use quantir::index::dense::Encoder;
 use quantir::index::Bm25Params;
-use quantir::engine::{search_query, Backend, RunConfig};
+use quantir::engine::{search_query, Backend};
 use quantir::opensearch::{Cluster, ClusterConfig, LoadConfig, RemoteIndex};
-use quantir::retrieve::{Cutoff, Retriever};
+use quantir::retrieve::Cutoff;
 
-use crate::convert::{choice, pub_date};
+use crate::convert::choice;
 use crate::errors::OrRaise;
-use crate::index::{at_least_one, model_roots, Hit, RunSetup};
+use crate::index::{at_least_one, llm, model_roots, search_settings, Hit, RunSetup};
 use crate::progress::PyProgress;
 
 /// The connection settings both constructors take.
@@ -164,12 +163,12 @@ impl OpenSearchIndex {
     /// As `Index.search`: the top `k` among the documents published strictly before `before`.
     /// `k1` and `b` must be the index's own (on a cluster they are index settings).
     /// Dense and hybrid search (`retriever`, `ann`, `ef`) need an index loaded with vectors.
-    #[pyo3(signature = (query, *, before=None, k=10, undated="exclude", k1=None, b=None, retriever="bm25", ann="exact", ef=256))]
-    #[allow(clippy::too_many_arguments)]
-    fn search(&self, py: Python<'_>, query: &str, before: Option<&Bound<'_, PyAny>>, k: usize, undated: &str, k1: Option<f32>, b: Option<f32>, retriever: &str, ann: &str, ef: usize) -> PyResult<Vec<Hit>> {
-        let cutoff = Cutoff { before: pub_date("before", before)?, undated: choice("undated", undated)? };
-        let config = RunConfig { k, bm25: self.remote.bm25().over(k1, b), retriever: choice("retriever", retriever)?, ann: choice("ann", ann)?, ef, ..RunConfig::default() };
-        let encoder = if config.retriever == Retriever::Bm25 { None } else { Some(self.needed_encoder(py)?) };
+    #[pyo3(signature = (query, **settings))]
+    fn search(&self, py: Python<'_>, query: &str, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<Hit>> {
+        let settings = search_settings(settings)?;
+        let config = settings.run_config(self.remote.bm25());
+        let encoder = if settings.needs_encoder() { Some(self.needed_encoder(py)?) } else { None };
+        let cutoff = Cutoff { before: settings.before, undated: settings.undated };
         let evidence = py.detach(|| search_query(&*self.remote, query, &cutoff, &config, encoder.as_deref())).or_raise()?;
         Ok(evidence.into_iter().map(Hit::from).collect())
     }
@@ -177,53 +176,21 @@ impl OpenSearchIndex {
     /// As `Index.run`, over the cluster: `{claim id: {doc id: score}}`, the same scores and
     /// order the embedded index gives. Dense and hybrid retrieval need an index loaded with
     /// vectors; feedback (`rm3`, `rocchio`) is the embedded index's only.
-    #[pyo3(signature = (
-        claims, *, plan=None, fusion="combmax-norm", norm=None, constant="zero", rrf_k=RRF_K, weights=None,
-        retriever="bm25", hybrid_fusion="combsum", hybrid_norm=None,
-        k=1000, depth=quantir::ranges::DEFAULT_DEPTH, before=None, undated="exclude", temporal_filter="claim", remove_query=false, k1=None, b=None,
-        ann="exact", ef=256, mmr=false, mmr_beta=0.8, mmr_threshold=0.5, mmr_similarity="lexical", llm_url=None, llm_model=None, llm_key=None,
-        format="auto", progress=None
-    ))]
+    #[pyo3(signature = (claims, *, plan=None, llm_url=None, llm_model=None, llm_key=None, format="auto", progress=None, **settings))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
         py: Python<'py>,
         claims: &Bound<'py, PyAny>,
         plan: Option<&Bound<'py, PyAny>>,
-        fusion: &str,
-        norm: Option<&str>,
-        constant: &str,
-        rrf_k: f64,
-        weights: Option<Vec<f64>>,
-        retriever: &str,
-        hybrid_fusion: &str,
-        hybrid_norm: Option<&str>,
-        k: usize,
-        depth: usize,
-        before: Option<&Bound<'py, PyAny>>,
-        undated: &str,
-        temporal_filter: &str,
-        remove_query: bool,
-        k1: Option<f32>,
-        b: Option<f32>,
-        ann: &str,
-        ef: usize,
-        mmr: bool,
-        mmr_beta: f64,
-        mmr_threshold: f64,
-        mmr_similarity: &str,
         llm_url: Option<String>,
         llm_model: Option<String>,
         llm_key: Option<String>,
         format: &str,
         progress: Option<&Bound<'_, PyAny>>,
+        settings: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let retriever: Retriever = choice("retriever", retriever)?;
-        let setup = RunSetup::new(
-            claims, plan, self.remote.clone(), fusion, norm, constant, rrf_k, weights, retriever, hybrid_fusion, hybrid_norm, k, depth, before, undated, temporal_filter, remove_query,
-            self.remote.bm25().over(k1, b), ann, ef, mmr, mmr_beta, mmr_threshold, mmr_similarity, llm_url, llm_model, llm_key, format, 0,
-            |needed| if needed { self.needed_encoder(py).map(Some) } else { Ok(None) },
-        )?;
+        let setup = RunSetup::new(claims, plan, settings, self.remote.clone(), self.remote.bm25(), llm(llm_url, llm_model, llm_key), format, |needed| if needed { self.needed_encoder(py).map(Some) } else { Ok(None) })?;
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| self.remote.run(&setup.claims, &setup.request(), &reporter).map(|output| output.lists.into_run()));
         let run = reporter.finish_with(result.or_raise())?;

@@ -62,7 +62,7 @@ pub struct ClaimSearch {
 #[pymethods]
 impl ClaimSearch {
     /// The top `k` documents for `query` published before the claim's cutoff.
-    #[pyo3(signature = (query, k=10))]
+    #[pyo3(signature = (query, k=quantir::ranges::DEFAULT_SEARCH_K))]
     fn __call__(&self, py: Python<'_>, query: &str, k: usize) -> PyResult<Vec<Hit>> {
         let hits = py.detach(|| search_for_claim(self.backend.as_ref(), &self.claim, &self.config, query, k)).or_raise()?;
         Ok(hits.into_iter().map(Hit::from).collect())

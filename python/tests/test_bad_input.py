@@ -73,8 +73,14 @@ def test_arguments(quantemp_index):
         idx.run(["x"], fusion="combmax_norm")
     with pytest.raises(ValueError, match="k: expected at least 1, found 0"):
         idx.search("x", k=0)
-    with pytest.raises(OverflowError):
+    with pytest.raises(ValueError, match="k: expected at least 1, found -1"):
         idx.search("x", k=-1)
+    with pytest.raises(TypeError, match='k="5": expected a whole number'):
+        idx.run(["x"], k="5")
+    with pytest.raises(TypeError, match="fusoin=.*expected a setting named one of plan, k, depth"):
+        idx.run(["x"], fusoin="combsum")
+    with pytest.raises(TypeError, match="depth is a setting of run, not of search; search takes before, k"):
+        idx.search("x", depth=5)
     with pytest.raises(ValueError, match="k1"):
         idx.search("x", k1=float("nan"))
     with pytest.raises(ValueError, match="before=.2023-13-01."):

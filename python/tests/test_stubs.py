@@ -18,7 +18,7 @@ def stub_params():
             for item in node.body:
                 if isinstance(item, ast.FunctionDef):
                     out[f"{node.name}.{item.name}"] = item
-    return {name: [a.arg for a in f.args.args + f.args.kwonlyargs if a.arg not in ("self", "cls")] for name, f in out.items()}
+    return {name: [a.arg for a in f.args.args + f.args.kwonlyargs + ([f.args.kwarg] if f.args.kwarg else []) if a.arg not in ("self", "cls")] for name, f in out.items()}
 
 
 def native_params():
@@ -39,3 +39,20 @@ def test_stubs_match_the_native_signatures():
     for name, params in natives.items():
         assert name in stubs, f"{name} has no stub"
         assert stubs[name] == params, name
+
+
+def typed_dict_keys(name):
+    """The keys a TypedDict of the stubs declares, its bases' included."""
+    classes = {node.name: node for node in STUBS.body if isinstance(node, ast.ClassDef)}
+    node = classes[name]
+    keys = [item.target.id for item in node.body if isinstance(item, ast.AnnAssign)]
+    for base in node.bases:
+        if isinstance(base, ast.Name) and base.id in classes:
+            keys += typed_dict_keys(base.id)
+    return keys
+
+
+def test_the_settings_stubs_name_every_setting_and_no_other():
+    # `plan` is run's own argument (a name or a callable); every other setting is a keyword.
+    assert sorted(typed_dict_keys("RunSettings")) == sorted(k for k in native.RUN_DEFAULTS if k != "plan")
+    assert native.RUN_DEFAULTS["depth"] == 100 and native.RUN_DEFAULTS["fusion"] == "combmax-norm" and native.SEARCH_DEFAULT_K == 10

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use quantir::eval::{Completeness, Measure, MeasureList, Settings};
-use quantir::fuse::{ConstantPolicy, FusionConfig, Method, Norm, RRF_K};
+use quantir::fuse::{ConstantPolicy, FusionConfig, Method, Norm};
 use quantir::plan::{planner_for, LlmConfig, MmrConfig, MmrSimilarity, PlanSpec, Planner};
+use quantir::engine::RunSettings;
 use quantir::index::Bm25Params;
 use quantir::retrieve::UndatedPolicy;
 
@@ -38,7 +39,7 @@ pub struct CutoffArgs {
     pub before: Option<PubDate>,
     /// Undated documents under a cutoff: exclude (cannot be shown to predate the claim) or
     /// include (as the QuanTemp++ reference code does)
-    #[arg(long, value_enum, default_value_t = UndatedPolicy::Exclude)]
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.undated)]
     pub undated: UndatedPolicy,
 }
 
@@ -84,7 +85,7 @@ impl RecordArgs {
 #[derive(Debug, Args)]
 pub struct ThreadsArgs {
     /// Worker threads, 0 to 1024 (0 = one per core; `index`: also at most one per 50,000 documents)
-    #[arg(long, default_value_t = 0, value_name = "N", value_parser = ranged(quantir::ranges::THREADS))]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.threads, value_name = "N", value_parser = ranged(quantir::ranges::THREADS))]
     pub threads: usize,
 }
 
@@ -96,10 +97,10 @@ pub struct FusionArgs {
     pub norm: Option<Norm>,
     /// What min-max gives a list of one result or equal scores: zero (ranx), one (Pyserini), raw
     /// (QuanTemp++ reference code)
-    #[arg(long, value_enum, default_value_t = ConstantPolicy::Zero)]
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.constant)]
     pub constant: ConstantPolicy,
     /// RRF's k
-    #[arg(long, default_value_t = RRF_K, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.rrf_k, allow_hyphen_values = true)]
     pub rrf_k: f64,
     /// Weights of wsum, one per list, comma-separated [default: 1 each]
     #[arg(long, value_delimiter = ',', value_name = "W,W,...", allow_hyphen_values = true)]
@@ -117,19 +118,19 @@ impl FusionArgs {
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// Planner: claim-only, numeric, iterative (the claim, then the claim rewritten from the evidence it finds before its date), file:PATH[:claimdecomp|pgmfc|fcdecomp], llm:fcdecomp|claimdecomp|pgmfc|iterative
-    #[arg(long, default_value = "claim-only", value_parser = parse_plan)]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.plan, value_parser = parse_plan)]
     pub plan: PlanSpec,
     /// Filter sub-queries with MMR (relevance to the claim against redundancy)
     #[arg(long)]
     pub mmr: bool,
     /// MMR's β (weight of relevance to the claim, 0 to 1)
-    #[arg(long, default_value_t = 0.8, requires = "mmr", value_parser = unit_interval, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.mmr_beta, requires = "mmr", value_parser = unit_interval, allow_hyphen_values = true)]
     pub mmr_beta: f64,
     /// MMR's threshold on min-max normalised scores (0 to 1)
-    #[arg(long, default_value_t = 0.5, requires = "mmr", value_parser = unit_interval, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.mmr_threshold, requires = "mmr", value_parser = unit_interval, allow_hyphen_values = true)]
     pub mmr_threshold: f64,
     /// MMR's similarity: lexical, or dense (the encoder's cosine; needs --dense or an index with vectors)
-    #[arg(long, value_enum, default_value_t = MmrSimilarity::Lexical, requires = "mmr")]
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.mmr_similarity, requires = "mmr")]
     pub mmr_similarity: MmrSimilarity,
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -208,13 +209,13 @@ impl PlanArgs {
 pub struct RetrievalArgs {
     /// Retrieval per (sub-)query: bm25, dense, or hybrid (both lists, fused); dense and hybrid
     /// need an index with vectors
-    #[arg(long, value_enum, default_value_t = quantir::retrieve::Retriever::Bm25)]
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.retriever)]
     pub retriever: quantir::retrieve::Retriever,
     /// Dense search: exact, or hnsw (falls back to exact when the cutoff keeps few documents)
-    #[arg(long, value_enum, default_value_t = quantir::retrieve::Ann::Exact)]
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.ann)]
     pub ann: quantir::retrieve::Ann,
     /// Candidates explored by an HNSW search, 1 to 100000
-    #[arg(long, default_value_t = 256, value_parser = ranged(quantir::ranges::EF))]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.ef, value_parser = ranged(quantir::ranges::EF))]
     pub ef: usize,
 }
 

@@ -33,8 +33,8 @@ pub fn run(args: FuseArgs) -> anyhow::Result<()> {
         anyhow::bail!("{}: holds no results: a run to fuse has one line per retrieved document (qid Q0 docid rank score tag)", path.display());
     }
     let config = args.fusion.config(args.method);
-    let names = || args.runs.iter().enumerate().map(|(i, p)| format!("run {} is {}", i + 1, p.display())).collect::<Vec<_>>().join(", ");
-    let fused = fuse_runs(&runs, &config, args.k as usize).map_err(|e| anyhow::anyhow!("{e} ({})", names()))?;
+    let names = || format!("fusing {}", args.runs.iter().enumerate().map(|(i, p)| format!("run {} ({})", i + 1, p.display())).collect::<Vec<_>>().join(", "));
+    let fused = fuse_runs(&runs, &config, args.k as usize).map_err(|e| anyhow::Error::new(e).context(names()))?;
     fused.write_trec(&args.output, DEFAULT_TAG)?;
     let inputs = args.runs.iter().map(|p| quantir::provenance::Input::file(quantir::provenance::Role::Run, p)).collect::<Result<Vec<_>, _>>()?;
     super::record(&args.output, quantir::provenance::Artifact::Fusion, inputs, &(&config, args.k), [("queries".to_string(), fused.queries.len() as u64)].into())?;

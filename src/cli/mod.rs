@@ -103,14 +103,17 @@ fn end_quietly_on_closed_pipe() {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_command_line_is_consistent() {
-        use clap::CommandFactory;
-        super::Cli::command().debug_assert();
-    }
+/// The flag of the setting a library error names (`hybrid_norm` is `--hybrid-norm`, `k` is
+/// `-k`): the library names settings as Python and the API do, the CLI as its flags.
+pub fn flag_of(error: &quantir::Error) -> Option<String> {
+    let name = match error {
+        quantir::Error::Setting { name, .. } => name.as_str(),
+        quantir::Error::Range { name, .. } => name,
+        _ => return None,
+    };
+    Some(if name.len() == 1 { format!("-{name}") } else { format!("--{}", name.replace('_', "-")) })
 }
+
 
 /// The absolute form of `path`, which may not exist yet (its parent must, or it is taken as given).
 fn absolute(path: &std::path::Path) -> std::path::PathBuf {
@@ -155,5 +158,14 @@ fn plan_input(plan: &quantir::plan::PlanSpec) -> anyhow::Result<Option<quantir::
     match plan {
         quantir::plan::PlanSpec::File { path, .. } => Ok(Some(quantir::provenance::Input::file(quantir::provenance::Role::PlanFile, path)?)),
         _ => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
     }
 }

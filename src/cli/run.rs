@@ -4,13 +4,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 use quantir::corpus::{load_claims, Format};
-use quantir::engine::{hybrid_fusion, Engine, PlanRunConfig, RunConfig, RunRequest};
+use quantir::engine::{Engine, FeedbackKind, PlanRunConfig, RunConfig, RunRequest, RunSettings};
 use quantir::fuse::{Method, Norm};
 use quantir::eval::{evaluate, Completeness, Measure};
 use quantir::trec::{Qrels, QrelsFormat, DEFAULT_TAG};
 
 use quantir::provenance::{Artifact, Input, Role};
-use quantir::retrieve::{Retriever, Strategy, TemporalFilter};
+use quantir::retrieve::{Strategy, TemporalFilter};
 
 use super::args::{BackendArgs, Bm25Args, CutoffArgs, DenseArgs, FusionArgs, PlanArgs, RetrievalArgs, ThreadsArgs};
 use super::progress::Bar;
@@ -33,11 +33,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     qrels: Option<PathBuf>,
     /// Documents per claim, at least 1
-    #[arg(short, default_value_t = 1000, value_parser = super::args::ranged(quantir::ranges::K))]
+    #[arg(short, default_value_t = RunSettings::DEFAULT.k, value_parser = super::args::ranged(quantir::ranges::K))]
     k: usize,
     /// How BM25 finds the top k: every strategy gives the same hits, bit for bit (for comparing
     /// their speed; exhaustive is the fastest measured)
-    #[arg(long, value_enum, default_value_t = Strategy::default())]
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.bm25_strategy)]
     bm25_strategy: Strategy,
     /// Drop a hit whose id equals the query id (BEIR convention)
     #[arg(long)]
@@ -50,25 +50,25 @@ pub struct RunArgs {
     #[arg(long)]
     rocchio: bool,
     /// Feedback (--rm3, --rocchio): documents read from the first pass
-    #[arg(long, default_value_t = 10, requires = "feedback")]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.fb_docs, requires = "feedback")]
     fb_docs: usize,
     /// Feedback (--rm3, --rocchio): terms kept
-    #[arg(long, default_value_t = 10, requires = "feedback")]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.fb_terms, requires = "feedback")]
     fb_terms: usize,
     /// RM3: the original query's weight, in [0, 1]
-    #[arg(long, default_value_t = 0.5, requires = "rm3")]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.rm3_original_weight, requires = "rm3")]
     rm3_original_weight: f64,
     /// Rocchio: the original query's weight (alpha)
-    #[arg(long, default_value_t = 1.0, requires = "rocchio")]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.rocchio_alpha, requires = "rocchio")]
     rocchio_alpha: f64,
     /// Rocchio: the feedback documents' weight (beta)
-    #[arg(long, default_value_t = 0.75, requires = "rocchio")]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.rocchio_beta, requires = "rocchio")]
     rocchio_beta: f64,
     #[command(flatten)]
     cutoff: CutoffArgs,
     /// claim: each claim's own date is its cutoff; off: no cutoff (QuanTemp++'s "without
     /// temporal filter" rows)
-    #[arg(long, value_enum, default_value_t = TemporalFilter::Claim)]
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.temporal_filter)]
     temporal_filter: TemporalFilter,
     /// The TREC run file to write
     #[arg(long, value_name = "RUN")]
@@ -79,12 +79,12 @@ pub struct RunArgs {
     #[command(flatten)]
     plan: PlanArgs,
     /// How a claim's sub-query lists are fused (QuanTemp++'s CombMAX-Norm by default)
-    #[arg(long, value_enum, default_value_t = Method::CombMaxNorm)]
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.fusion)]
     fusion: Method,
     /// With --retriever hybrid: how each sub-query's BM25 and dense lists are fused, before the
     /// sub-queries are (CombSUM of z-scores by default: the best measured on SciFact, 0.7344
     /// nDCG@10 against BM25's 0.6821; CombMAX-Norm gives 0.6688)
-    #[arg(long, value_enum, default_value_t = Method::CombSum)]
+    #[arg(long, value_enum, default_value_t = RunSettings::DEFAULT.hybrid_fusion)]
     hybrid_fusion: Method,
     /// With --retriever hybrid: the normalisation of the BM25 and dense lists before
     /// --hybrid-fusion [default: zmuv; combmax-norm is always min-max; rrf reads ranks only]
@@ -93,7 +93,7 @@ pub struct RunArgs {
     #[command(flatten)]
     fusion_options: FusionArgs,
     /// Documents each sub-query retrieves before fusion, at least 1
-    #[arg(long, default_value_t = quantir::ranges::DEFAULT_DEPTH, value_parser = super::args::ranged(quantir::ranges::DEPTH))]
+    #[arg(long, default_value_t = RunSettings::DEFAULT.depth, value_parser = super::args::ranged(quantir::ranges::DEPTH))]
     depth: usize,
     /// Write, per claim, its sub-queries and which of them found each document (JSONL)
     #[arg(long, value_name = "PATH")]
@@ -117,14 +117,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let engine = Engine::open(&args.backend.location(&args.index)?)?;
     let claims = claims(&args)?;
-    let config = run_config(&args, args.bm25.over(engine.default_bm25()));
-    let encoder = if args.retrieval.retriever != Retriever::Bm25 || args.plan.needs_encoder() { engine.encoder(&args.dense.options(), &super::models::roots())?.map(std::sync::Arc::new) } else { None };
-    let planner = args.plan.planner(encoder.clone())?;
-    let plan_config = plan_config(&args);
+    let settings = settings(&args);
+    settings.validate()?;
+    let config = settings.run_config(engine.default_bm25());
+    let encoder = if settings.needs_encoder() { engine.encoder(&args.dense.options(), &super::models::roots())?.map(std::sync::Arc::new) } else { None };
+    let planner = settings.planner(args.plan.llm.config(None), encoder.clone())?;
+    let plan_config = settings.plan_run_config();
     let request = RunRequest { planner: planner.as_ref(), encoder: encoder.as_deref(), config: &config, plan: &plan_config, explain: args.explain.is_some() };
     let output = engine.run(&claims, &request, &Bar::default())?;
     output.lists.write_trec(&args.output, DEFAULT_TAG)?;
-    record_run(&args, output.source.clone(), &config, &plan_config, &output.summary)?;
+    record_run(&args, &settings, output.source.clone(), &config, &plan_config, &output.summary)?;
     report(&args, &output.summary, &claims, &config);
     if let Some(path) = &args.eval {
         print_eval(path, &output.lists.view())?;
@@ -135,38 +137,47 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The flags that set how claims are run.
-fn run_config(args: &RunArgs, bm25: Option<quantir::index::Bm25Params>) -> RunConfig {
-    RunConfig {
+/// The flags that set how claims are run, as the library's settings (their defaults are
+/// [`RunSettings::DEFAULT`]'s).
+fn settings(args: &RunArgs) -> RunSettings {
+    let feedback = match (args.rm3, args.rocchio) {
+        (true, _) => Some(FeedbackKind::Rm3),
+        (_, true) => Some(FeedbackKind::Rocchio),
+        _ => None,
+    };
+    RunSettings {
+        plan: args.plan.plan.clone(),
         k: args.k,
-        bm25,
-        default_before: args.cutoff.before,
-        undated: args.cutoff.undated,
-        temporal_filter: args.temporal_filter,
-        remove_query: args.remove_query,
-        threads: args.threads.threads,
+        depth: args.depth,
         retriever: args.retrieval.retriever,
         ann: args.retrieval.ann,
         ef: args.retrieval.ef,
+        fusion: args.fusion,
+        norm: args.fusion_options.norm,
+        constant: args.fusion_options.constant,
+        rrf_k: args.fusion_options.rrf_k,
+        weights: args.fusion_options.weights.clone(),
+        hybrid_fusion: args.hybrid_fusion,
+        hybrid_norm: args.hybrid_norm,
+        before: args.cutoff.before,
+        undated: args.cutoff.undated,
+        temporal_filter: args.temporal_filter,
+        remove_query: args.remove_query,
+        k1: args.bm25.k1,
+        b: args.bm25.b,
+        feedback,
+        fb_docs: args.fb_docs,
+        fb_terms: args.fb_terms,
+        rm3_original_weight: args.rm3_original_weight,
+        rocchio_alpha: args.rocchio_alpha,
+        rocchio_beta: args.rocchio_beta,
+        mmr: args.plan.mmr,
+        mmr_beta: args.plan.mmr_beta,
+        mmr_threshold: args.plan.mmr_threshold,
+        mmr_similarity: args.plan.mmr_similarity,
+        threads: args.threads.threads,
         bm25_strategy: args.bm25_strategy,
-        feedback: feedback(args),
     }
-}
-
-/// The feedback the flags ask for.
-fn feedback(args: &RunArgs) -> Option<quantir::retrieve::Feedback> {
-    use quantir::retrieve::{Feedback, Rm3, Rocchio};
-    let (fb_docs, fb_terms) = (args.fb_docs, args.fb_terms);
-    match (args.rm3, args.rocchio) {
-        (true, _) => Some(Feedback::Rm3(Rm3 { fb_docs, fb_terms, original_weight: args.rm3_original_weight })),
-        (_, true) => Some(Feedback::Rocchio(Rocchio { fb_docs, fb_terms, alpha: args.rocchio_alpha, beta: args.rocchio_beta })),
-        _ => None,
-    }
-}
-
-fn plan_config(args: &RunArgs) -> PlanRunConfig {
-    let hybrid = hybrid_fusion(args.hybrid_fusion, args.hybrid_norm);
-    PlanRunConfig { depth: args.depth, fusion: args.fusion_options.config(args.fusion), hybrid }
 }
 
 /// The claims the flags name (only the judged ones with --qrels).
@@ -190,13 +201,13 @@ struct RunRecord<'a> {
 
 /// Records beside the run file what made it: the index, the claims (and the qrels that chose
 /// them, and a decomposition file), the settings, and the run's counts.
-fn record_run(args: &RunArgs, index: Input, config: &RunConfig, plan_config: &PlanRunConfig, summary: &quantir::engine::RunSummary) -> anyhow::Result<()> {
+fn record_run(args: &RunArgs, settings: &RunSettings, index: Input, config: &RunConfig, plan_config: &PlanRunConfig, summary: &quantir::engine::RunSummary) -> anyhow::Result<()> {
     let mut inputs = vec![index, Input::file(Role::Claims, &quantir::corpus::claims_file(&args.claims, args.format)?)?];
     if let Some(qrels) = &args.qrels {
         inputs.push(Input::file(Role::Qrels, qrels)?);
     }
     inputs.extend(super::plan_input(&args.plan.plan)?);
-    let mmr = args.plan.mmr.then_some(quantir::plan::MmrConfig { beta: args.plan.mmr_beta, threshold: args.plan.mmr_threshold, similarity: args.plan.mmr_similarity });
+    let mmr = settings.mmr();
     let llm_model = matches!(args.plan.plan, quantir::plan::PlanSpec::Llm(_)).then_some(args.plan.llm.llm_model.as_deref()).flatten();
     super::record(&args.output, Artifact::Run, inputs, &RunRecord { plan: &args.plan.plan, mmr, llm_model, run: config, plan_run: plan_config }, summary.counts())
 }

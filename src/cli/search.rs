@@ -18,7 +18,7 @@ pub struct SearchArgs {
     #[command(flatten)]
     cutoff: CutoffArgs,
     /// Number of hits
-    #[arg(short, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short, default_value_t = quantir::ranges::DEFAULT_SEARCH_K as u64, value_parser = clap::value_parser!(u64).range(1..))]
     k: u64,
     /// Print {"hits": [{"id","score","date","title","text","url"}]}
     #[arg(long)]

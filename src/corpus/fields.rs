@@ -165,7 +165,8 @@ impl<'a> Fields<'a> {
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+/// "a number", "an object": a JSON value's kind, for messages.
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -28,8 +28,10 @@ use crate::trec::{QueryView, Run, RunView};
 
 mod embedded;
 mod remote;
+mod settings;
 
 pub use embedded::run_ranked;
+pub use settings::{FeedbackKind, RunSettings, SettingValue};
 
 /// How a batch of claims is run.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -66,21 +68,9 @@ pub struct RunConfig {
 }
 
 impl Default for RunConfig {
+    /// [`RunSettings::DEFAULT`]'s, with the index's BM25 parameters.
     fn default() -> Self {
-        RunConfig {
-            k: 1000,
-            bm25: None,
-            default_before: None,
-            undated: UndatedPolicy::Exclude,
-            temporal_filter: TemporalFilter::Claim,
-            remove_query: false,
-            threads: 0,
-            retriever: Retriever::Bm25,
-            ann: Ann::Exact,
-            ef: 256,
-            feedback: None,
-            bm25_strategy: Strategy::default(),
-        }
+        RunSettings::DEFAULT.run_config(Bm25Params::default())
     }
 }
 
@@ -157,10 +147,10 @@ pub fn hybrid_fusion(method: crate::fuse::Method, norm: Option<crate::fuse::Norm
 }
 
 impl Default for PlanRunConfig {
-    /// Depth 100 and CombMAX-Norm across sub-queries (QuanTemp++'s setting); CombSUM of z-scores
-    /// across retrievers ([`default_hybrid_fusion`]).
+    /// [`RunSettings::DEFAULT`]'s: depth 100 and CombMAX-Norm across sub-queries (QuanTemp++'s
+    /// setting); CombSUM of z-scores across retrievers ([`default_hybrid_fusion`]).
     fn default() -> Self {
-        PlanRunConfig { depth: crate::ranges::DEFAULT_DEPTH, fusion: FusionConfig::default(), hybrid: default_hybrid_fusion() }
+        RunSettings::DEFAULT.plan_run_config()
     }
 }
 
@@ -588,12 +578,18 @@ fn in_pool<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> Result<R
 fn validate(plan: &Plan, config: &RunConfig, plan_config: &PlanRunConfig) -> Result<()> {
     plan_config.fusion.validate(plan.subqueries.len())?;
     if config.retriever == Retriever::Hybrid {
-        plan_config.hybrid.validate(2).map_err(|e| match e {
-            Error::InvalidArgument { message, .. } => Error::InvalidArgument { name: "--hybrid-fusion", message },
-            other => other,
-        })?;
+        plan_config.hybrid.validate(2).map_err(hybrid_error)?;
     }
     Ok(())
+}
+
+/// A hybrid fusion's error, naming the hybrid settings (`hybrid_norm`, not the sub-query
+/// fusion's `norm`).
+pub(crate) fn hybrid_error(error: Error) -> Error {
+    match error {
+        Error::Setting { name, found, expected, wrong_type } => Error::Setting { name: format!("hybrid_{name}"), found, expected: expected.replace("combmax takes", "hybrid_fusion combmax takes"), wrong_type },
+        other => other,
+    }
 }
 
 /// Documents each sub-query retrieves (from each retriever): k when the claim has one sub-query

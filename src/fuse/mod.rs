@@ -77,9 +77,14 @@ pub struct FusionConfig {
     pub weights: Vec<f64>,
 }
 
+impl FusionConfig {
+    /// CombMAX-Norm (QuanTemp++'s fusion of sub-queries), ranx's constant policy and RRF's k 60.
+    pub const DEFAULT: FusionConfig = FusionConfig { method: Method::CombMaxNorm, norm: None, constant: ConstantPolicy::Zero, rrf_k: RRF_K, weights: Vec::new() };
+}
+
 impl Default for FusionConfig {
     fn default() -> Self {
-        FusionConfig { method: Method::CombMaxNorm, norm: None, constant: ConstantPolicy::Zero, rrf_k: RRF_K, weights: Vec::new() }
+        FusionConfig::DEFAULT
     }
 }
 
@@ -97,17 +102,19 @@ impl FusionConfig {
 
     /// Checks that the options fit together and with `lists` lists.
     pub fn validate(&self, lists: usize) -> Result<()> {
-        if self.method == Method::CombMaxNorm && self.norm.is_some_and(|n| n != Norm::MinMax) {
-            return Err(Error::InvalidArgument { name: "--norm", message: "combmax-norm is CombMAX over min-max normalised lists; use --fusion combmax for another normalisation".into() });
+        let setting = |name: &str, found: String, expected: &str| Error::Setting { name: name.into(), found, expected: expected.into(), wrong_type: false };
+        if let Some(norm) = self.norm.filter(|&n| self.method == Method::CombMaxNorm && n != Norm::MinMax) {
+            let name = clap::ValueEnum::to_possible_value(&norm).map_or_else(String::new, |p| p.get_name().to_string());
+            return Err(setting("norm", format!("{name:?}"), "min-max: combmax-norm is CombMAX over min-max normalised lists (combmax takes another normalisation)"));
         }
         if self.method == Method::Wsum && !self.weights.is_empty() && self.weights.len() != lists {
-            return Err(Error::InvalidArgument { name: "--weights", message: format!("expected one weight per list ({lists}), found {}", self.weights.len()) });
+            return Err(setting("weights", format!("{} weights", self.weights.len()), &format!("one weight per list ({lists})")));
         }
         if let Some(w) = self.weights.iter().find(|w| !w.is_finite()) {
-            return Err(Error::InvalidArgument { name: "--weights", message: format!("expected finite numbers, found {w}") });
+            return Err(setting("weights", w.to_string(), "finite numbers"));
         }
         if !(self.rrf_k.is_finite() && self.rrf_k >= 0.0) {
-            return Err(Error::InvalidArgument { name: "--rrf-k", message: format!("expected a number ≥ 0, found {}", self.rrf_k) });
+            return Err(Error::Range { name: "rrf_k", min: "0".into(), max: None, found: self.rrf_k.to_string() });
         }
         Ok(())
     }

@@ -49,10 +49,14 @@ pub struct MmrConfig {
     pub similarity: MmrSimilarity,
 }
 
-impl Default for MmrConfig {
+impl MmrConfig {
     /// β = 0.8, threshold 0.5: the QuanTemp++ QGen setting; lexical similarity.
+    pub const DEFAULT: MmrConfig = MmrConfig { beta: 0.8, threshold: 0.5, similarity: MmrSimilarity::Lexical };
+}
+
+impl Default for MmrConfig {
     fn default() -> Self {
-        MmrConfig { beta: 0.8, threshold: 0.5, similarity: MmrSimilarity::Lexical }
+        MmrConfig::DEFAULT
     }
 }
 

@@ -179,6 +179,16 @@ impl FromStr for Decomposition {
     }
 }
 
+impl std::fmt::Display for Decomposition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Decomposition::FcDecomp => "fcdecomp",
+            Decomposition::ClaimDecomp => "claimdecomp",
+            Decomposition::PgmFc => "pgmfc",
+        })
+    }
+}
+
 /// Which planner, as written on the command line (`--plan`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -229,6 +239,21 @@ impl FromStr for PlanSpec {
     }
 }
 
+impl std::fmt::Display for PlanSpec {
+    /// As written on the command line: what [`FromStr`] reads back.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanSpec::ClaimOnly => f.write_str("claim-only"),
+            PlanSpec::Numeric => f.write_str("numeric"),
+            PlanSpec::Iterative => f.write_str("iterative"),
+            PlanSpec::LlmIterative => f.write_str("llm:iterative"),
+            PlanSpec::Llm(style) => write!(f, "llm:{style}"),
+            PlanSpec::File { path, field: None } => write!(f, "file:{}", path.display()),
+            PlanSpec::File { path, field: Some(field) } => write!(f, "file:{}:{field}", path.display()),
+        }
+    }
+}
+
 /// Something that plans claims. Implementations are shared across threads.
 pub trait Planner: Sync {
     /// The plan for `claim`; `lookup` searches the collection under the claim's cutoff, for the
@@ -255,6 +280,9 @@ mod tests {
         assert_eq!("iterative".parse::<PlanSpec>().unwrap(), PlanSpec::Iterative);
         assert_eq!("llm:iterative".parse::<PlanSpec>().unwrap(), PlanSpec::LlmIterative);
         assert!("bm25".parse::<PlanSpec>().is_err());
+        for text in ["claim-only", "numeric", "iterative", "llm:iterative", "llm:pgmfc", "file:a/b.json", "file:a/test.json:fcdecomp"] {
+            assert_eq!(text.parse::<PlanSpec>().unwrap().to_string(), text);
+        }
     }
 
     #[test]

@@ -56,9 +56,14 @@ pub struct Rocchio {
     pub beta: f64,
 }
 
+impl Rocchio {
+    /// Anserini's defaults.
+    pub const DEFAULT: Rocchio = Rocchio { fb_docs: 10, fb_terms: 10, alpha: 1.0, beta: 0.75 };
+}
+
 impl Default for Rocchio {
     fn default() -> Self {
-        Rocchio { fb_docs: 10, fb_terms: 10, alpha: 1.0, beta: 0.75 }
+        Rocchio::DEFAULT
     }
 }
 
@@ -73,9 +78,14 @@ pub struct Rm3 {
     pub original_weight: f64,
 }
 
+impl Rm3 {
+    /// Anserini's defaults.
+    pub const DEFAULT: Rm3 = Rm3 { fb_docs: 10, fb_terms: 10, original_weight: 0.5 };
+}
+
 impl Default for Rm3 {
     fn default() -> Self {
-        Rm3 { fb_docs: 10, fb_terms: 10, original_weight: 0.5 }
+        Rm3::DEFAULT
     }
 }
 

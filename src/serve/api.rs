@@ -14,10 +14,9 @@ use crate::verify::calibrate::ConfidenceLevel;
 use crate::verify::pipeline::{read_evidence, ReadHit};
 use crate::corpus::{Claim, PubDate};
 use crate::error::Error;
-use crate::engine::{PlanRunConfig, RunConfig, RunRequest};
-use crate::fuse::{FusionConfig, Method, Norm};
-use crate::plan::{ClaimOnly, Iterative, Numeric, Planner, SubQuery};
-use crate::retrieve::UndatedPolicy;
+use crate::engine::{PlanRunConfig, RunConfig, RunRequest, RunSettings, SettingValue};
+use crate::fuse::Method;
+use crate::plan::{ClaimOnly, Iterative, Numeric, PlanSpec, Planner, SubQuery};
 
 /// Requests in flight per worker thread ([`Limits::concurrency`]): at about 1 ms a search, 16
 /// waiting on each thread is about 16 ms of queue.
@@ -73,67 +72,36 @@ impl Default for Limits {
     }
 }
 
-/// The planners the API offers (no `file:`: a request must not make the server read files).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ApiPlan {
-    /// The claim itself.
-    #[default]
-    ClaimOnly,
-    /// The numeric-aspect decomposer.
-    Numeric,
-    /// The iterative planner: the claim, then the claim rewritten from its evidence (two rounds,
-    /// one passage read per query: bounded work).
-    Iterative,
-}
+/// The run settings a request may give ([`RunSettings`]'s names; the others are the server's: its
+/// threads, a cutoff for undated claims where the request has `date`, BM25's parameters,
+/// feedback, MMR, wsum's weights). Each is in the OpenAPI document, whose schema admits only
+/// requests the server takes.
+pub const SERVED_SETTINGS: [&str; 8] = ["plan", "retriever", "fusion", "hybrid_fusion", "norm", "k", "depth", "undated"];
 
-/// The retrievers the API offers (dense and hybrid when the index has vectors).
-pub type ApiRetriever = crate::retrieve::Retriever;
+/// Hits an answer holds when the request gives no `k` (a page of evidence, not a run's 1000).
+pub const DEFAULT_K: usize = crate::ranges::DEFAULT_SEARCH_K;
 
-/// The body of `POST /api/search` (and each line of `/api/batch`).
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The body of `POST /api/search` (and each line of `/api/batch`): the claim, its date, an id to
+/// echo, and run settings by [`RunSettings`]'s names ([`SERVED_SETTINGS`]; a null keeps the
+/// default).
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchRequest {
     /// An id echoed in batch answers.
-    #[serde(default)]
     pub id: Option<String>,
     /// The claim.
     pub claim: String,
     /// Evidence must be published strictly before this date.
-    #[serde(default)]
     pub date: Option<String>,
-    /// Planner.
-    #[serde(default)]
-    pub plan: ApiPlan,
-    /// Retriever.
-    #[serde(default)]
-    pub retriever: ApiRetriever,
-    /// Fusion of the sub-query lists.
-    #[serde(default)]
-    pub fusion: Option<Method>,
-    /// How a sub-query's BM25 and dense lists are fused under hybrid retrieval (after z-scoring;
-    /// default combsum).
-    #[serde(default)]
-    pub hybrid_fusion: Option<Method>,
-    /// Normalisation before fusion.
-    #[serde(default)]
-    pub norm: Option<Norm>,
-    /// Hits returned (default 10).
-    #[serde(default)]
-    pub k: Option<usize>,
-    /// Documents per sub-query before fusion (default [`crate::ranges::DEFAULT_DEPTH`]).
-    #[serde(default)]
-    pub depth: Option<usize>,
-    /// Undated documents under a cutoff.
-    #[serde(default)]
-    pub undated: UndatedPolicy,
+    /// How the claim is run: [`RunSettings::DEFAULT`] with what the request gives, `k`
+    /// [`DEFAULT_K`] unless given.
+    pub settings: RunSettings,
 }
 
 /// A checked request, ready for the engine.
 pub(super) struct Checked {
     pub id: Option<String>,
     pub claim: Claim,
-    pub plan: ApiPlan,
+    pub plan: PlanSpec,
     pub run: RunConfig,
     pub plan_run: PlanRunConfig,
 }
@@ -165,21 +133,71 @@ impl IntoResponse for ApiError {
 
 /// Parses and checks a search request body (one JSON object).
 pub fn parse_search_request(body: &[u8], limits: &Limits) -> Result<SearchRequest, ApiError> {
+    parse_request(body, limits, DEFAULT_K)
+}
+
+/// Parses and checks a request body, `k` `default_k` unless it gives one.
+fn parse_request(body: &[u8], limits: &Limits, default_k: usize) -> Result<SearchRequest, ApiError> {
     let mut de = serde_json::Deserializer::from_slice(body);
-    let request: SearchRequest = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let field = (path != "." && !path.is_empty()).then_some(path);
-        let inner = e.into_inner();
-        let message = inner.to_string();
+    let object: serde_json::Map<String, serde_json::Value> = serde::Deserialize::deserialize(&mut de).map_err(|e| {
+        let message = e.to_string();
         let message = match message.rfind(" at line ") {
             Some(i) => message[..i].to_string(),
             None => message,
         };
-        ApiError::new(400, field.as_deref(), message)
+        ApiError::new(400, None, format!("expected a JSON object: {message}"))
     })?;
     de.end().map_err(|_| ApiError::new(400, None, "expected one JSON object, found more after it"))?;
+    let request = from_object(object, default_k)?;
     check(&request, limits)?;
     Ok(request)
+}
+
+/// The request an object gives: `id`, `claim`, `date`, and settings by name.
+fn from_object(object: serde_json::Map<String, serde_json::Value>, default_k: usize) -> Result<SearchRequest, ApiError> {
+    use serde_json::Value;
+    let text = |name: &str, value: &Value| match value {
+        Value::String(text) => Ok(Some(text.clone())),
+        Value::Null => Ok(None),
+        other => Err(ApiError::new(400, Some(name), format!("expected a string, found {}", crate::corpus::json_kind(other)))),
+    };
+    let (mut id, mut claim, mut date) = (None, None, None);
+    let mut settings = RunSettings { k: default_k, ..RunSettings::DEFAULT };
+    for (name, value) in &object {
+        match name.as_str() {
+            "id" => id = text(name, value)?,
+            "claim" => claim = text(name, value)?,
+            "date" => date = text(name, value)?,
+            setting if SERVED_SETTINGS.contains(&setting) => settings.set(setting, &setting_value(value)).map_err(|e| ApiError::new(400, Some(setting), e.to_string()))?,
+            other => {
+                let why = if RunSettings::NAMES.contains(&other) { "is the server's to set" } else { "is not a field of a search request" };
+                let fields = ["id", "claim", "date"].iter().chain(&SERVED_SETTINGS).copied().collect::<Vec<_>>().join(", ");
+                return Err(ApiError::new(400, Some(other), format!("{other} {why}; a request takes {fields}")));
+            }
+        }
+    }
+    let claim = claim.ok_or_else(|| ApiError::new(400, Some("claim"), "expected the claim's text, found no claim field"))?;
+    Ok(SearchRequest { id, claim, date, settings })
+}
+
+/// A JSON value as a setting's value.
+fn setting_value(value: &serde_json::Value) -> SettingValue {
+    use serde_json::Value;
+    match value {
+        Value::Null => SettingValue::Null,
+        Value::Bool(b) => SettingValue::Bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => SettingValue::Int(i.into()),
+            (_, Some(u)) => SettingValue::Int(u.into()),
+            _ => SettingValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(text) => SettingValue::Text(text.clone()),
+        Value::Array(items) => match items.iter().map(Value::as_f64).collect::<Option<Vec<f64>>>() {
+            Some(numbers) => SettingValue::Numbers(numbers),
+            None => SettingValue::Other("a list of other than numbers".into()),
+        },
+        Value::Object(_) => SettingValue::Other("an object".into()),
+    }
 }
 
 fn check(request: &SearchRequest, limits: &Limits) -> Result<(), ApiError> {
@@ -190,11 +208,10 @@ fn check(request: &SearchRequest, limits: &Limits) -> Result<(), ApiError> {
     if chars > limits.claim_chars {
         return Err(ApiError::new(400, Some("claim"), format!("a claim may have at most {} characters, found {chars}", limits.claim_chars)));
     }
-    for (name, value) in [("k", request.k), ("depth", request.depth)] {
-        if let Some(v) = value {
-            if v == 0 || v > limits.max_k {
-                return Err(ApiError::new(400, Some(name), format!("expected 1 to {}, found {v}", limits.max_k)));
-            }
+    let settings = &request.settings;
+    for (name, value) in [("k", settings.k), ("depth", settings.depth)] {
+        if value == 0 || value > limits.max_k {
+            return Err(ApiError::new(400, Some(name), format!("expected 1 to {}, found {value}", limits.max_k)));
         }
     }
     if let Some(date) = &request.date {
@@ -202,31 +219,37 @@ fn check(request: &SearchRequest, limits: &Limits) -> Result<(), ApiError> {
             return Err(ApiError::new(400, Some("date"), format!("expected a date like 2021-03-21, found {}", crate::error::shorten(date))));
         }
     }
-    if request.fusion == Some(Method::Wsum) {
+    if !matches!(settings.plan, PlanSpec::ClaimOnly | PlanSpec::Numeric | PlanSpec::Iterative) {
+        return Err(ApiError::new(400, Some("plan"), format!("the API's planners are claim-only, numeric and iterative, found {:?} (decomposition files and LLM planners run from the CLI)", settings.plan.to_string())));
+    }
+    if settings.fusion == Method::Wsum {
         return Err(ApiError::new(400, Some("fusion"), "wsum needs one weight per sub-query, which the API does not take; use combsum"));
     }
-    if request.hybrid_fusion == Some(Method::Wsum) {
+    if settings.hybrid_fusion == Method::Wsum {
         return Err(ApiError::new(400, Some("hybrid_fusion"), "wsum needs weights, which the API does not take; use combsum"));
     }
-    let fusion = FusionConfig { method: request.fusion.unwrap_or(Method::CombMaxNorm), norm: request.norm, ..Default::default() };
-    fusion.validate(1).map_err(|e| ApiError::new(400, Some("norm"), e.to_string()))?;
+    settings.validate().map_err(|e| {
+        let field = match &e {
+            Error::InvalidArgument { name, .. } => Some(name.trim_start_matches('-').replace('-', "_")),
+            Error::Setting { name, .. } => Some(name.clone()),
+            Error::Range { name, .. } => Some(name.to_string()),
+            _ => None,
+        };
+        ApiError::new(400, field.as_deref(), e.to_string())
+    })?;
     Ok(())
 }
 
 impl SearchRequest {
     pub(super) fn checked(self) -> Checked {
         let date = self.date.as_deref().and_then(PubDate::parse);
-        let k = self.k.unwrap_or(10);
+        let settings = self.settings;
         Checked {
             id: self.id.clone(),
             claim: Claim { id: self.id.unwrap_or_default(), text: self.claim, date },
-            plan: self.plan,
-            run: RunConfig { k, undated: self.undated, threads: 1, retriever: self.retriever, ..Default::default() },
-            plan_run: PlanRunConfig {
-                depth: self.depth.unwrap_or(crate::ranges::DEFAULT_DEPTH),
-                fusion: FusionConfig { method: self.fusion.unwrap_or(Method::CombMaxNorm), norm: self.norm, ..Default::default() },
-                hybrid: crate::engine::hybrid_fusion(self.hybrid_fusion.unwrap_or(Method::CombSum), None),
-            },
+            run: RunConfig { threads: 1, ..settings.run_config(crate::index::Bm25Params::default()) },
+            plan_run: settings.plan_run_config(),
+            plan: settings.plan,
         }
     }
 }
@@ -248,20 +271,20 @@ pub struct SearchResponse {
     pub took_ms: f64,
 }
 
-/// The planner a request names.
-fn planner(plan: ApiPlan) -> &'static dyn Planner {
+/// The planner a checked request names (one of the three [`check`] lets through).
+fn planner(plan: &PlanSpec) -> &'static dyn Planner {
     static ITERATIVE: std::sync::LazyLock<Iterative> = std::sync::LazyLock::new(Iterative::default);
     match plan {
-        ApiPlan::ClaimOnly => &ClaimOnly,
-        ApiPlan::Numeric => &Numeric,
-        ApiPlan::Iterative => &*ITERATIVE,
+        PlanSpec::Numeric => &Numeric,
+        PlanSpec::Iterative => &*ITERATIVE,
+        _ => &ClaimOnly,
     }
 }
 
 /// Runs a checked request (blocking: call from a blocking thread).
 pub(super) fn answer(state: &AppState, request: Checked) -> Result<SearchResponse, ApiError> {
     let started = Instant::now();
-    let settings = RunRequest { planner: planner(request.plan), encoder: state.encoder.as_ref(), config: &request.run, plan: &request.plan_run, explain: true };
+    let settings = RunRequest { planner: planner(&request.plan), encoder: state.encoder.as_ref(), config: &request.run, plan: &request.plan_run, explain: true };
     // Answered from one generation, held until it is answered; the answer names it.
     let evidence = read_evidence(&*state.engine, &request.claim, &settings).map_err(server_or_request)?;
     Ok(SearchResponse { id: request.id, generation: evidence.generation, subqueries: evidence.subqueries, hits: evidence.hits, took_ms: started.elapsed().as_secs_f64() * 1e3 })
@@ -343,13 +366,11 @@ pub(super) async fn verify(State(state): State<Arc<AppState>>, body: Body) -> Re
         return Err(ApiError::new(404, None, "POST /api/verify needs a verifier: start the server with --verifier trained:DIR"));
     };
     let bytes = read_body(body, state.limits.search_body_bytes).await?;
-    let mut request = parse_search_request(&bytes, &state.limits)?;
-    request.k = Some(request.k.unwrap_or(top));
-    let request = request.checked();
+    let request = parse_request(&bytes, &state.limits, top)?.checked();
     let response = tokio::task::spawn_blocking(move || -> Result<VerifyResponse, ApiError> {
         let started = Instant::now();
         let pipeline = state.verifier.as_ref().expect("checked above");
-        let settings = RunRequest { planner: planner(request.plan), encoder: state.encoder.as_ref(), config: &request.run, plan: &request.plan_run, explain: true };
+        let settings = RunRequest { planner: planner(&request.plan), encoder: state.encoder.as_ref(), config: &request.run, plan: &request.plan_run, explain: true };
         let (evidence, prediction) = pipeline.verify_claim(&*state.engine, &request.claim, &settings).map_err(server_or_request)?;
         Ok(VerifyResponse {
             id: request.id,
@@ -420,7 +441,8 @@ mod tests {
         let e = parse(r#"{"claim": "x", "k": 0}"#).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("k"));
         let e = parse(r#"{"claims": "x"}"#).unwrap_err();
-        assert!(e.message.contains("unknown field `claims`"), "{}", e.message);
+        assert_eq!(e.field.as_deref(), Some("claims"));
+        assert!(e.message.contains("claims is not a field of a search request; a request takes id, claim, date, plan"), "{}", e.message);
         let e = parse(r#"{"claim": 3}"#).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("claim"));
         assert!(parse(r#"{"claim": "x"} {}"#).is_err());

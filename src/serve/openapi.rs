@@ -6,14 +6,31 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::Json;
 
+use super::api::DEFAULT_K;
 use super::AppState;
+use crate::engine::RunSettings;
+use crate::fuse::{Method, Norm};
 use crate::retrieve::Retriever;
 
 pub(super) async fn openapi(State(state): State<Arc<AppState>>) -> Json<serde_json::Value> {
     Json(document(state.retrievers(), state.verifier.is_some()))
 }
 
+/// A closed set's names as the CLI, Python and the API write them, and null (the default).
+fn names_or_null<T: clap::ValueEnum + PartialEq>(leave_out: &[T]) -> Vec<serde_json::Value> {
+    let mut names: Vec<serde_json::Value> = T::value_variants().iter().filter(|v| !leave_out.contains(v)).filter_map(|v| v.to_possible_value()).map(|p| p.get_name().into()).collect();
+    names.push(serde_json::Value::Null);
+    names
+}
+
 fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
+    // A request's settings default to RunSettings::DEFAULT's, k to the API's own; every setting
+    // takes null for its default.
+    let mut retrievers: Vec<serde_json::Value> = retrievers.iter().map(|r| serde_json::json!(r)).collect();
+    retrievers.push(serde_json::Value::Null);
+    let defaults = serde_json::to_value(RunSettings { k: DEFAULT_K, ..RunSettings::DEFAULT }).expect("settings serialise");
+    // The API takes no weights, so no wsum.
+    let fusions = names_or_null(&[Method::Wsum]);
     let error = serde_json::json!({"description": "bad request: {\"error\": {\"field\", \"message\"}}", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
     let failure = |what: &str| serde_json::json!({"description": what, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
     // Every POST: a missing or other Content-Type, the per-request deadline, a full server.
@@ -54,14 +71,14 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
                 "id": {"type": "string", "nullable": true, "description": "echoed back (batch)"},
                 "claim": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": "\\S", "description": "the claim's text: not only spaces"},
                 "date": {"type": "string", "nullable": true, "pattern": "^[1-9][0-9]{3}(-(0[1-9]|1[0-2])(-(0[1-9]|1[0-9]|2[0-8]))?)?$", "description": "evidence published strictly before this date, years 1000 to 9999: 2021-03-21, 2021-03 or 2021 (the pattern, which leaves out the 29th to the 31st only to stay within every month), and also forms like Mar 21, 2021, March 2021, 2021/03/21 and ISO datetimes"},
-                "plan": {"type": "string", "enum": ["claim-only", "numeric", "iterative"], "default": "claim-only"},
-                "retriever": {"type": "string", "enum": retrievers, "default": "bm25", "description": "dense and hybrid are offered by a server of an index built with --dense (see /api/health)"},
-                "fusion": {"type": "string", "nullable": true, "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf", null], "default": "combmax-norm"},
-                "norm": {"type": "string", "nullable": true, "enum": ["none", "min-max", "max", "sum", "zmuv", "rank", null], "description": "the sub-query lists' normalisation before fusion; combmax-norm (the default fusion) takes only min-max"},
-                "hybrid_fusion": {"type": "string", "nullable": true, "enum": ["combsum", "combmax", "combmnz", "combmax-norm", "rrf", null], "default": "combsum", "description": "how a sub-query's BM25 and dense lists combine under hybrid retrieval (after z-scoring; combmax-norm min-max, rrf ranks)"},
-                "k": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": 10},
-                "depth": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": crate::ranges::DEFAULT_DEPTH},
-                "undated": {"type": "string", "enum": ["exclude", "include"], "default": "exclude"}
+                "plan": {"type": "string", "nullable": true, "enum": ["claim-only", "numeric", "iterative", null], "default": defaults["plan"]},
+                "retriever": {"type": "string", "nullable": true, "enum": retrievers, "default": defaults["retriever"], "description": "dense and hybrid are offered by a server of an index built with --dense (see /api/health)"},
+                "fusion": {"type": "string", "nullable": true, "enum": fusions, "default": defaults["fusion"]},
+                "norm": {"type": "string", "nullable": true, "enum": names_or_null::<Norm>(&[]), "description": "the sub-query lists' normalisation before fusion; combmax-norm (the default fusion) takes only min-max"},
+                "hybrid_fusion": {"type": "string", "nullable": true, "enum": fusions, "default": defaults["hybrid_fusion"], "description": "how a sub-query's BM25 and dense lists combine under hybrid retrieval (after z-scoring; combmax-norm min-max, rrf ranks)"},
+                "k": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": defaults["k"]},
+                "depth": {"type": "integer", "nullable": true, "minimum": 1, "maximum": 1000, "default": defaults["depth"]},
+                "undated": {"type": "string", "nullable": true, "enum": names_or_null::<crate::retrieve::UndatedPolicy>(&[]), "default": defaults["undated"]}
             }},
             "SubQuery": {"type": "object", "properties": {"text": {"type": "string"}, "origin": {"type": "string", "enum": ["claim", "file", "numeric", "llm", "callable", "evidence"]}, "round": {"type": "integer", "description": "the planning round that asked it; absent for round 1 (an iterative planner's later rounds are written from the evidence found before them)"}}},
             "Highlight": {"type": "object", "description": "a number of the claim found in the hit's text; offsets in characters", "properties": {"start": {"type": "integer"}, "end": {"type": "integer"}, "value": {"type": "string"}}},
@@ -108,4 +125,24 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
         }
     }
     doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::api::SERVED_SETTINGS;
+
+    #[test]
+    fn a_search_request_is_its_fields_and_the_served_settings() {
+        let doc = document(&[Retriever::Bm25], false);
+        let properties = doc["components"]["schemas"]["SearchRequest"]["properties"].as_object().unwrap();
+        let mut documented: Vec<&str> = properties.keys().map(String::as_str).collect();
+        let mut served: Vec<&str> = ["id", "claim", "date"].into_iter().chain(SERVED_SETTINGS).collect();
+        documented.sort_unstable();
+        served.sort_unstable();
+        assert_eq!(documented, served);
+        assert!(SERVED_SETTINGS.iter().all(|name| RunSettings::NAMES.contains(name)));
+        assert_eq!((properties["fusion"]["default"].as_str(), properties["depth"]["default"].as_u64(), properties["k"]["default"].as_u64()), (Some("combmax-norm"), Some(100), Some(10)));
+        assert!(!properties["fusion"]["enum"].as_array().unwrap().contains(&"wsum".into()));
+    }
 }

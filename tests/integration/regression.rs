@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 
 use crate::serve::{host_port, sample_index, seconds_until_closed, stalled, Server, FLORIDA};
@@ -97,7 +98,7 @@ fn issue_12_nan_is_refused_where_numbers_are_read() {
     let dir = tempfile::tempdir().unwrap();
     let run = write(dir.path(), "a.trec", "q1 Q0 d1 1 2.5 x\nq1 Q0 d2 2 NaN x\n");
     let good = write(dir.path(), "b.trec", "q1 Q0 d1 1 2.5 x\n");
-    quantir().args(["fuse", "--method", "wsum", "--weights", "NaN,1"]).arg(&good).arg(&good).arg("--output").arg(dir.path().join("f")).assert().code(1).stderr(contains("--weights: expected finite numbers, found NaN"));
+    quantir().args(["fuse", "--method", "wsum", "--weights", "NaN,1"]).arg(&good).arg(&good).arg("--output").arg(dir.path().join("f")).assert().code(1).stderr(contains("caused by: weights=NaN: expected finite numbers").and(contains("that setting is --weights")));
     quantir().args(["fuse", "--method", "rrf"]).arg(&run).arg(&good).arg("--output").arg(dir.path().join("f")).assert().code(1).stderr(contains("a.trec:2: field \"score\": expected a finite number, found \"NaN\""));
     let qrels = write(dir.path(), "q.qrels", "q1 0 d1 1\n");
     quantir().args(["eval", "--qrels"]).arg(&qrels).arg("--run").arg(&run).assert().code(1).stderr(contains("expected a finite number"));
@@ -105,7 +106,7 @@ fn issue_12_nan_is_refused_where_numbers_are_read() {
     // A negative or infinite value is read as the flag's value and refused by name (clap took "-1"
     // and "-inf" for unknown flags).
     quantir().args(["plan", "--plan", "numeric", "--mmr", "--mmr-beta", "-inf", "--claims"]).arg(fixture("jsonl/claims.jsonl")).arg("--output").arg(dir.path().join("p.jsonl")).assert().code(2).stderr(contains("'--mmr-beta <MMR_BETA>'"));
-    quantir().args(["fuse", "--method", "rrf", "--rrf-k", "-1"]).arg(&good).arg(&good).arg("--output").arg(dir.path().join("f")).assert().code(1).stderr(contains("--rrf-k: expected a number ≥ 0, found -1"));
+    quantir().args(["fuse", "--method", "rrf", "--rrf-k", "-1"]).arg(&good).arg(&good).arg("--output").arg(dir.path().join("f")).assert().code(1).stderr(contains("rrf_k: expected at least 0, found -1").and(contains("that setting is --rrf-k")));
     quantir().args(["compare", "--alpha", "-1", "--qrels"]).arg(&qrels).arg(&good).arg(&good).assert().code(2).stderr(contains("'--alpha <ALPHA>'"));
 }
 
