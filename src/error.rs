@@ -444,10 +444,11 @@ pub enum Error {
         problem: Unmatched,
     },
 
-    /// An argument is out of its range or inconsistent with another.
-    #[error("invalid {name}: {message}")]
+    /// An argument is out of its range or inconsistent with another (or with the index).
+    #[error("{name}: {message}")]
     InvalidArgument {
-        /// The option, as the user writes it (`--k1`).
+        /// The setting, as the library, Python and the API name it (`k1`, `ort_lib`); the CLI
+        /// names its flag beside the message (`--k1`, `--ort-lib`).
         name: &'static str,
         /// What is wrong.
         message: String,

@@ -108,10 +108,17 @@ fn end_quietly_on_closed_pipe() {
 pub fn flag_of(error: &quantir::Error) -> Option<String> {
     let name = match error {
         quantir::Error::Setting { name, .. } => name.as_str(),
-        quantir::Error::Range { name, .. } => name,
+        quantir::Error::Range { name, .. } | quantir::Error::InvalidArgument { name, .. } => name,
         _ => return None,
     };
-    Some(if name.len() == 1 { format!("-{name}") } else { format!("--{}", name.replace('_', "-")) })
+    match name {
+        // `quantir fuse`'s run files are its positional arguments.
+        "runs" => None,
+        "feedback" => Some("--rm3 or --rocchio".into()),
+        "k1" | "b" => Some(format!("--{name}")),
+        _ if name.len() == 1 => Some(format!("-{name}")),
+        _ => Some(format!("--{}", name.replace('_', "-"))),
+    }
 }
 
 

@@ -164,11 +164,12 @@ fn dense_lists(index: &Index, claims: &[Claim], plans: &[Plan], request: &RunReq
     if config.retriever == Retriever::Bm25 {
         return Ok(None);
     }
-    let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "--retriever", message: "dense and hybrid retrieval need the encoder's model folder (--dense DIR)".into() })?;
+    // An index without vectors first: no encoder would help it.
     let dense = index.manifest().dense.as_ref().ok_or_else(|| Error::InvalidArgument {
-        name: "--retriever",
+        name: "retriever",
         message: format!("{} has no dense vectors\n\nhint: rebuild it with `quantir index … --dense models/all-minilm-l6-v2`", index.path().display()),
     })?;
+    let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "retriever", message: "dense and hybrid retrieval need the encoder's model folder (--dense DIR)".into() })?;
     dense.check_settings(index.path(), encoder.config())?;
     let vectors = encode_subqueries(encoder, plans, dense.dim, progress)?;
     // Every sub-query of every claim, each with its claim's cutoff, in one search: the exact
@@ -218,7 +219,7 @@ fn retrieve_plan(index: &Index, bm25: &Bm25, claim: &Claim, plan: &Plan, dense: 
         lists.push(match (lexical, semantic) {
             (Some(l), Some(s)) => fuse_query(&[l, s], &plan_config.hybrid, depth),
             (Some(one), None) | (None, Some(one)) => one,
-            (None, None) => return Err(Error::InvalidArgument { name: "--retriever", message: "dense retrieval needs the dense lists".into() }),
+            (None, None) => return Err(Error::InvalidArgument { name: "retriever", message: "dense retrieval needs the dense lists".into() }),
         });
     }
     let fused: Vec<(u32, f64)> = if explain { fuse_plan(lists.clone(), config.k, plan_config) } else { fuse_plan(std::mem::take(&mut lists), config.k, plan_config) };

@@ -570,7 +570,7 @@ fn in_pool<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> Result<R
     if threads == 0 {
         return Ok(work());
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::InvalidArgument { name: "--threads", message: e.to_string() })?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::InvalidArgument { name: "threads", message: e.to_string() })?;
     Ok(pool.install(work))
 }
 

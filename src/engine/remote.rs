@@ -126,8 +126,9 @@ impl RemoteIndex {
         let dense = match config.retriever {
             Retriever::Bm25 => Vec::new(),
             Retriever::Dense | Retriever::Hybrid => {
-                let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "--retriever", message: "dense and hybrid retrieval need the encoder's model folder (--dense DIR)".into() })?;
+                // An index without vectors first: no encoder would help it.
                 let dense = self.vectors()?;
+                let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "retriever", message: "dense and hybrid retrieval need the encoder's model folder (--dense DIR)".into() })?;
                 dense.check_settings(&location(self), encoder.config())?;
                 let vectors = encode_subqueries(encoder, plans, dense.dim, progress)?;
                 let mut rows = vectors.chunks_exact(dense.dim.max(1));
@@ -174,7 +175,7 @@ fn check(index: &RemoteIndex, config: &RunConfig) -> Result<()> {
         index.vectors()?;
     }
     if config.feedback.is_some() {
-        return Err(Error::InvalidArgument { name: "--rm3/--rocchio", message: "feedback reads the feedback documents' terms from the embedded index; the OpenSearch backend does not expand queries".into() });
+        return Err(Error::InvalidArgument { name: "feedback", message: "feedback reads the feedback documents' terms from the embedded index; the OpenSearch backend does not expand queries".into() });
     }
     index.check_bm25(config.bm25)
 }

@@ -97,7 +97,7 @@ impl QuantempFolder {
                 Ok(path)
             } else {
                 Err(Error::InvalidArgument {
-                    name: "--data",
+                    name: "data",
                     message: format!("{} has no {name}: a QuanTemp++ folder holds corpus.json, test.json and test_qrels.json (and qgen_out.csv for QGen)", dir.display()),
                 })
             }
@@ -538,7 +538,7 @@ pub struct Grid {
 /// An error naming the first of `planners` that asks an LLM when there is no endpoint.
 pub fn check_llm(planners: &[PaperPlanner], llm: Option<&LlmConfig>) -> Result<()> {
     match planners.iter().find(|p| p.needs_llm()) {
-        Some(planner) if llm.is_none() => Err(Error::InvalidArgument { name: "--planners", message: format!("{} asks an LLM: give --llm-url and --llm-model (or QUANTIR_LLM_URL and QUANTIR_LLM_MODEL)", planner.key()) }),
+        Some(planner) if llm.is_none() => Err(Error::InvalidArgument { name: "planners", message: format!("{} asks an LLM: give --llm-url and --llm-model (or QUANTIR_LLM_URL and QUANTIR_LLM_MODEL)", planner.key()) }),
         _ => Ok(()),
     }
 }

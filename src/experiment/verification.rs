@@ -125,7 +125,7 @@ struct VerifierSettings<'a> {
 /// claims `test` ([`super::QuantempFolder::test_claims`]).
 pub fn run_verification(session: &Session, test: &ClaimSet, judged: &super::Judged, verification: &VerificationConfig, progress: &dyn Progress, log: &mut dyn FnMut(&str)) -> Result<VerificationTable> {
     let folder = session.folder;
-    let train_path = folder.train.as_deref().ok_or_else(|| Error::InvalidArgument { name: "--data", message: format!("{} has no train.json: the verification table trains its verifiers on it", folder.test.parent().unwrap_or(Path::new(".")).display()) })?;
+    let train_path = folder.train.as_deref().ok_or_else(|| Error::InvalidArgument { name: "data", message: format!("{} has no train.json: the verification table trains its verifiers on it", folder.test.parent().unwrap_or(Path::new(".")).display()) })?;
     let retriever = verification.retriever;
     let test_gold = read_gold(&folder.test)?;
     let test_claims = &test.claims;

@@ -146,10 +146,10 @@ pub fn fuse_runs(runs: &[Run], config: &FusionConfig, k: usize) -> Result<Run> {
     let maps: Vec<FxHashMap<&str, &RankedList>> = runs.iter().map(|r| r.queries.iter().map(|l| (l.qid.as_str(), l)).collect()).collect();
     for (i, map) in maps.iter().enumerate() {
         if let Some(q) = first.queries.iter().find(|l| !map.contains_key(l.qid.as_str())) {
-            return Err(Error::InvalidArgument { name: "RUN", message: format!("run {} has no results for query {} of the first run: runs must hold the same queries", i + 1, q.qid) });
+            return Err(Error::InvalidArgument { name: "runs", message: format!("run {} has no results for query {} of the first run: runs must hold the same queries", i + 1, q.qid) });
         }
         if map.len() != first.queries.len() {
-            return Err(Error::InvalidArgument { name: "RUN", message: format!("run {} holds queries the first run does not: runs must hold the same queries", i + 1) });
+            return Err(Error::InvalidArgument { name: "runs", message: format!("run {} holds queries the first run does not: runs must hold the same queries", i + 1) });
         }
     }
     let queries = first

@@ -311,7 +311,7 @@ pub fn build(corpus: &dyn Documents, corpus_path: &Path, target: &Path, config: 
         (encoded, resumed) = (now, before);
         if let Some(params) = dense.hnsw {
             if !dense.encoder.config().normalize {
-                return Err(Error::InvalidArgument { name: "--hnsw", message: "the HNSW graph uses inner product and needs normalised vectors (\"normalize\": true)".into() });
+                return Err(Error::InvalidArgument { name: "hnsw", message: "the HNSW graph uses inner product and needs normalised vectors (\"normalize\": true)".into() });
             }
             let vectors = Vectors::open(&dense_dir.join("vectors.f32"))?;
             super::dense::hnsw::build(&vectors, params, &dense_dir, progress)?;

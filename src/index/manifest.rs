@@ -44,10 +44,10 @@ impl Bm25Params {
     /// Checks the ranges: k1 ≥ 0 and finite, b in [0, 1].
     pub fn validate(&self) -> Result<()> {
         if !(self.k1.is_finite() && self.k1 >= 0.0) {
-            return Err(Error::InvalidArgument { name: "--k1", message: format!("expected a number ≥ 0, found {}", self.k1) });
+            return Err(Error::InvalidArgument { name: "k1", message: format!("expected a number ≥ 0, found {}", self.k1) });
         }
         if !(0.0..=1.0).contains(&self.b) {
-            return Err(Error::InvalidArgument { name: "--b", message: format!("expected a number in [0, 1], found {}", self.b) });
+            return Err(Error::InvalidArgument { name: "b", message: format!("expected a number in [0, 1], found {}", self.b) });
         }
         Ok(())
     }

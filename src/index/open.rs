@@ -391,12 +391,12 @@ impl Index {
     /// The HNSW graph (loaded on first call), if the index was built with `--hnsw`.
     pub fn hnsw(&self) -> Result<&HnswGraph> {
         if self.manifest.dense.as_ref().and_then(|d| d.hnsw).is_none() {
-            return Err(Error::InvalidArgument { name: "--ann", message: format!("{} has no HNSW graph\n\nhint: rebuild it with `quantir index … --dense MODEL --hnsw`, or search with --ann exact", self.path.display()) });
+            return Err(Error::InvalidArgument { name: "ann", message: format!("{} has no HNSW graph\n\nhint: rebuild it with `quantir index … --dense MODEL --hnsw`, or search with --ann exact", self.path.display()) });
         }
         self.hnsw
             .get_or_init(|| HnswGraph::load(&self.generation_dir.join("dense")).map_err(|e| e.to_string()))
             .as_ref()
-            .map_err(|message| Error::InvalidArgument { name: "--ann", message: message.clone() })
+            .map_err(|message| Error::InvalidArgument { name: "ann", message: message.clone() })
     }
 
     /// The id rank of `id`, if the index holds it.

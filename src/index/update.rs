@@ -91,7 +91,7 @@ impl MergePolicy {
     fn validate(&self) -> Result<()> {
         crate::ranges::MERGE_FACTOR.check(self.factor as u64)?;
         if !(self.deleted_share > 0.0 && self.deleted_share <= 1.0) {
-            return Err(Error::InvalidArgument { name: "--merge-deleted-share", message: format!("{} is not a share in (0, 1]", self.deleted_share) });
+            return Err(Error::InvalidArgument { name: "merge_deleted_share", message: format!("{} is not a share in (0, 1]", self.deleted_share) });
         }
         Ok(())
     }
@@ -514,7 +514,7 @@ fn apply(target: &Path, change: Change, config: &UpdateConfig, progress: &dyn Pr
             true => Vec::new(),
             false => {
                 let encoder = config.encoder.ok_or_else(|| Error::InvalidArgument {
-                    name: "--dense",
+                    name: "dense",
                     message: format!("{} holds dense vectors: new documents need its encoder\n\nhint: name the model it was built with ({}) with --dense", target.display(), dense.model_dir),
                 })?;
                 dense.check_model(target, encoder.dir(), encoder.config())?;

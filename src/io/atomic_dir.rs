@@ -96,7 +96,7 @@ impl AtomicDir {
         let name = target
             .file_name()
             .ok_or_else(|| Error::InvalidArgument {
-                name: "--index",
+                name: "index",
                 message: format!("{} has no folder name", target.display()),
             })?
             .to_string_lossy()

@@ -155,13 +155,13 @@ impl Cluster {
             return Err(Error::Value { at: "--opensearch-url".into(), expected: "at least one URL".into(), found: "none".into() });
         }
         if config.concurrency == 0 {
-            return Err(Error::InvalidArgument { name: "--opensearch-concurrency", message: "expected at least 1 request in flight".into() });
+            return Err(Error::InvalidArgument { name: "opensearch_concurrency", message: "expected at least 1 request in flight".into() });
         }
         let pool = RoundRobin { connections: Arc::new(config.urls.iter().cloned().map(Connection::new).collect()), next: Arc::new(AtomicUsize::new(0)) };
         let mut builder = TransportBuilder::new(pool).timeout(config.timeout).disable_proxy();
         match (&config.user, &config.password) {
             (Some(user), password) => builder = builder.auth(Credentials::Basic(user.clone(), password.clone().unwrap_or_default())),
-            (None, Some(_)) => return Err(Error::InvalidArgument { name: "--opensearch-password", message: "a password needs --opensearch-user".into() }),
+            (None, Some(_)) => return Err(Error::InvalidArgument { name: "opensearch_password", message: "a password needs --opensearch-user".into() }),
             (None, None) => {}
         }
         if config.insecure {
@@ -171,7 +171,7 @@ impl Cluster {
             let certificate = Certificate::from_pem(&pem).map_err(|e| Error::Value { at: path.display().to_string(), expected: "a PEM certificate".into(), found: e.to_string() })?;
             builder = builder.cert_validation(CertificateValidation::Full(certificate));
         }
-        let transport = builder.build().map_err(|e| Error::InvalidArgument { name: "--opensearch-url", message: e.to_string() })?;
+        let transport = builder.build().map_err(|e| Error::InvalidArgument { name: "opensearch_url", message: e.to_string() })?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("quantir-opensearch")

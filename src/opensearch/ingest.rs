@@ -236,7 +236,7 @@ pub fn build(cluster: &Cluster, corpus: &dyn InOrder, corpus_path: &std::path::P
         None => None,
         Some(index) => {
             let manifest = index.manifest().dense.clone().ok_or_else(|| Error::InvalidArgument {
-                name: "--vectors-from",
+                name: "vectors_from",
                 message: format!("{} has no dense vectors\n\nhint: build it with `quantir index --corpus … --index {} --dense models/all-minilm-l6-v2`", index.path().display(), index.path().display()),
             })?;
             crate::ranges::HNSW_M.check(config.hnsw.max_connections as u64)?;
@@ -245,7 +245,7 @@ pub fn build(cluster: &Cluster, corpus: &dyn InOrder, corpus_path: &std::path::P
         }
     };
     if config.shards == 0 || config.batch == 0 {
-        return Err(Error::InvalidArgument { name: "--opensearch-shards", message: "expected at least 1 shard and 1 document per batch".into() });
+        return Err(Error::InvalidArgument { name: "opensearch_shards", message: "expected at least 1 shard and 1 document per batch".into() });
     }
     let alias = cluster.config().index.clone();
     check_name(&alias)?;

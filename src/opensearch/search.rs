@@ -146,7 +146,7 @@ impl RemoteIndex {
     pub fn check_bm25(&self, params: Option<Bm25Params>) -> Result<()> {
         match params {
             Some(p) if p != self.meta.bm25 => Err(Error::InvalidArgument {
-                name: "--k1/--b",
+                name: "k1",
                 message: format!(
                     "the OpenSearch index was built with k1 {} and b {}; on a cluster BM25's parameters are index settings\n\nhint: rebuild with `quantir index --backend opensearch --k1 {} --b {}` (under another --opensearch-index to keep both)",
                     self.meta.bm25.k1, self.meta.bm25.b, p.k1, p.b
@@ -215,7 +215,7 @@ impl RemoteIndex {
         let dense = self.vectors()?;
         check_k(queries.iter().map(|q| q.k))?;
         if let Some(q) = queries.iter().find(|q| q.vector.len() != dense.dim) {
-            return Err(Error::InvalidArgument { name: "--dense", message: format!("a query vector has {} values, the index's vectors {}: the encoder is not the index's", q.vector.len(), dense.dim) });
+            return Err(Error::InvalidArgument { name: "dense", message: format!("a query vector has {} values, the index's vectors {}: the encoder is not the index's", q.vector.len(), dense.dim) });
         }
         let bodies: Vec<Option<Value>> = queries.iter().map(|q| Some(Self::vector_body(q, ann, ef, stored))).collect();
         // No term statistics in a vector's score: one round trip.
@@ -288,7 +288,7 @@ impl RemoteIndex {
 /// Every k within 1 to [`MAX_K`].
 fn check_k(mut ks: impl Iterator<Item = usize>) -> Result<()> {
     match ks.find(|&k| k == 0 || k > MAX_K) {
-        Some(k) => Err(Error::InvalidArgument { name: "-k", message: format!("an OpenSearch search returns 1 to {MAX_K} documents (index.max_result_window), not {k}") }),
+        Some(k) => Err(Error::InvalidArgument { name: "k", message: format!("an OpenSearch search returns 1 to {MAX_K} documents (index.max_result_window), not {k}") }),
         None => Ok(()),
     }
 }

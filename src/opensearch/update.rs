@@ -91,7 +91,7 @@ pub fn update(cluster: &Cluster, change: RemoteChange<'_>, expunge: bool, progre
                     if meta.dense.is_some() {
                         // Deletions keep an index's vectors whole; a new text would need a vector.
                         return Err(Error::InvalidArgument {
-                            name: "--backend",
+                            name: "backend",
                             message: format!("OpenSearch index {} holds vectors, and `quantir add` does not encode documents on the cluster: document {:?} is new or changed (nothing was sent)\n\nhint: add it to the embedded index (`quantir add --index DIR`) and load again with --vectors-from DIR", cluster.config().index, d.id),
                         });
                     }

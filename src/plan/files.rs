@@ -53,7 +53,7 @@ fn read_jsonl(path: &Path, text: &str) -> Result<HashMap<String, Vec<String>>> {
 
 fn read_quantemp(path: &Path, text: &str, field: Option<Decomposition>) -> Result<HashMap<String, Vec<String>>> {
     let field = field.ok_or_else(|| Error::InvalidArgument {
-        name: "--plan",
+        name: "plan",
         message: format!("{} is a QuanTemp++ claims file: name the decomposition, e.g. file:{}:claimdecomp (or :pgmfc, :fcdecomp)", path.display(), path.display()),
     })?;
     let start = Position { line: 1, column: Some(1) };

@@ -111,7 +111,7 @@ pub struct NoLookup;
 impl Lookup for NoLookup {
     fn search(&self, _query: &str, _k: usize) -> Result<Vec<Passage>> {
         Err(crate::Error::InvalidArgument {
-            name: "--plan",
+            name: "plan",
             message: "this planner reads evidence as it plans, so it needs an index: use it with `quantir run --index DIR` (or `serve`, or Python's Index.run)".into(),
         })
     }

@@ -67,7 +67,7 @@ impl Planner for Filtered<'_> {
             (MmrSimilarity::Lexical, _) => mmr_filter(&claim.text, subqueries, &self.mmr),
             (MmrSimilarity::Dense, Some(encoder)) => mmr_filter_dense(&claim.text, subqueries, &self.mmr, encoder)?,
             (MmrSimilarity::Dense, None) => {
-                return Err(crate::Error::InvalidArgument { name: "--mmr-similarity", message: "dense similarity needs the encoder (--dense DIR)".into() })
+                return Err(crate::Error::InvalidArgument { name: "mmr_similarity", message: "dense similarity needs the encoder (--dense DIR)".into() })
             }
         };
         Ok(plan)
@@ -88,7 +88,7 @@ pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfi
         PlanSpec::File { path, field } => Box::new(Listed { queries: read_plan_file(path, *field)?, origin: Origin::File }),
         PlanSpec::Llm(style) => {
             let config = llm.ok_or_else(|| crate::Error::InvalidArgument {
-                name: "--plan",
+                name: "plan",
                 message: "an llm: plan needs --llm-url and --llm-model (or QUANTIR_LLM_URL and QUANTIR_LLM_MODEL)".into(),
             })?;
             Box::new(LlmPlanner::new(LlmConfig { style: *style, ..config })?)
@@ -96,7 +96,7 @@ pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfi
         PlanSpec::Iterative => Box::new(Iterative::default()),
         PlanSpec::LlmIterative => {
             let config = llm.ok_or_else(|| crate::Error::InvalidArgument {
-                name: "--plan",
+                name: "plan",
                 message: "llm:iterative needs --llm-url and --llm-model (or QUANTIR_LLM_URL and QUANTIR_LLM_MODEL)".into(),
             })?;
             Box::new(LlmIterative::new(config)?)

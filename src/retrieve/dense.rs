@@ -74,7 +74,7 @@ fn sorted(top: TopK) -> Vec<(u32, f32)> {
 /// Top `k` documents `(id rank, inner product)` for each query, best first.
 pub fn search(index: &Index, queries: &[DenseQuery], k: usize, ann: Ann, ef: usize) -> Result<Vec<Vec<(u32, f32)>>> {
     let vectors = index.vectors().ok_or_else(|| Error::InvalidArgument {
-        name: "--retriever",
+        name: "retriever",
         message: format!("{} has no dense vectors\n\nhint: rebuild it with `quantir index --corpus … --index {} --dense models/all-minilm-l6-v2`", index.path().display(), index.path().display()),
     })?;
     let dates = index.date_keys_by_rank();
@@ -83,7 +83,7 @@ pub fn search(index: &Index, queries: &[DenseQuery], k: usize, ann: Ann, ef: usi
     // The matrix products read `dim` values per query: a vector of another length (an encoder of
     // another dimension) is an error here, never an out-of-bounds read.
     if let Some(q) = queries.iter().find(|q| q.vector.len() != vectors.dim()) {
-        return Err(Error::InvalidArgument { name: "--dense", message: format!("a query vector has {} values, the index's vectors {}: the encoder is not the index's", q.vector.len(), vectors.dim()) });
+        return Err(Error::InvalidArgument { name: "dense", message: format!("a query vector has {} values, the index's vectors {}: the encoder is not the index's", q.vector.len(), vectors.dim()) });
     }
     match ann {
         Ann::Exact => Ok(exact(vectors.all(), vectors.dim(), dates, queries, k)),

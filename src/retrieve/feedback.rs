@@ -125,8 +125,8 @@ impl Feedback {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<()> {
         let (name, ok, found) = match self {
-            Feedback::Rm3(p) => ("--rm3", p.fb_docs > 0 && p.fb_terms > 0 && (0.0..=1.0).contains(&p.original_weight), format!("fb_docs {} fb_terms {} original weight {}", p.fb_docs, p.fb_terms, p.original_weight)),
-            Feedback::Rocchio(p) => ("--rocchio", p.fb_docs > 0 && p.fb_terms > 0 && p.alpha >= 0.0 && p.beta >= 0.0, format!("fb_docs {} fb_terms {} alpha {} beta {}", p.fb_docs, p.fb_terms, p.alpha, p.beta)),
+            Feedback::Rm3(p) => ("feedback", p.fb_docs > 0 && p.fb_terms > 0 && (0.0..=1.0).contains(&p.original_weight), format!("fb_docs {} fb_terms {} original weight {}", p.fb_docs, p.fb_terms, p.original_weight)),
+            Feedback::Rocchio(p) => ("feedback", p.fb_docs > 0 && p.fb_terms > 0 && p.alpha >= 0.0 && p.beta >= 0.0, format!("fb_docs {} fb_terms {} alpha {} beta {}", p.fb_docs, p.fb_terms, p.alpha, p.beta)),
         };
         if !ok {
             return Err(Error::InvalidArgument { name, message: format!("expected at least 1 feedback document and term and weights in range (RM3's original weight in [0, 1], Rocchio's alpha and beta at least 0), found {found}") });

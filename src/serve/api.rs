@@ -230,7 +230,7 @@ fn check(request: &SearchRequest, limits: &Limits) -> Result<(), ApiError> {
     }
     settings.validate().map_err(|e| {
         let field = match &e {
-            Error::InvalidArgument { name, .. } => Some(name.trim_start_matches('-').replace('-', "_")),
+            Error::InvalidArgument { name, .. } => Some(name.to_string()),
             Error::Setting { name, .. } => Some(name.clone()),
             Error::Range { name, .. } => Some(name.to_string()),
             _ => None,

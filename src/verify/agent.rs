@@ -114,7 +114,7 @@ impl DatabaseAgent {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.chat.config().concurrency.max(1))
             .build()
-            .map_err(|e| Error::InvalidArgument { name: "--llm-concurrency", message: e.to_string() })?;
+            .map_err(|e| Error::InvalidArgument { name: "llm_concurrency", message: e.to_string() })?;
         progress.start("verifying", Some(examples.len() as u64));
         let out = pool.install(|| {
             examples

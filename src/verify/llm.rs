@@ -170,7 +170,7 @@ impl LlmVerifier {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.chat.config().concurrency.max(1))
             .build()
-            .map_err(|e| crate::Error::InvalidArgument { name: "--llm-concurrency", message: e.to_string() })?;
+            .map_err(|e| crate::Error::InvalidArgument { name: "llm_concurrency", message: e.to_string() })?;
         progress.start("verifying", Some(examples.len() as u64));
         let out = pool.install(|| examples.par_iter().map(|e| { let p = self.one(e, labels); progress.advance(1); p }).collect());
         progress.finish();

@@ -57,7 +57,7 @@ impl NliVerifier {
     /// Loads `dir` with ONNX Runtime from `runtime`.
     pub fn open(dir: &Path, runtime: &Path) -> Result<NliVerifier> {
         let config_path = dir.join("quantir-verifier.json");
-        let bad = |message: String| Error::InvalidArgument { name: "--verifier", message };
+        let bad = |message: String| Error::InvalidArgument { name: "verifier", message };
         let text = crate::io::read_utf8(&config_path).map_err(|e| bad(format!("{e}\n\nhint: an onnx: verifier folder holds quantir-verifier.json, the model and its tokenizer")))?;
         let config: NliConfig = serde_json::from_str(&text).map_err(|e| crate::io::json_error(&config_path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
         if config.labels.is_empty() {
@@ -84,7 +84,7 @@ impl NliVerifier {
 
     /// Verdict probabilities (True, False, Conflicting) for each (evidence, claim) pair.
     fn pair_probabilities(&self, pairs: Vec<(String, String)>) -> Result<Vec<[f64; 4]>> {
-        let encodings = self.tokenizer.encode_batch(pairs, true).map_err(|e| Error::InvalidArgument { name: "--verifier", message: e.to_string() })?;
+        let encodings = self.tokenizer.encode_batch(pairs, true).map_err(|e| Error::InvalidArgument { name: "verifier", message: e.to_string() })?;
         let width = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(1).max(1);
         let n = encodings.len();
         let (mut ids, mut mask, mut types) = (vec![0i64; n * width], vec![0i64; n * width], vec![0i64; n * width]);
@@ -95,7 +95,7 @@ impl NliVerifier {
                 types[row * width + j] = i64::from(t);
             }
         }
-        let run_error = |e: ort::Error| Error::InvalidArgument { name: "--verifier", message: format!("running the model: {e}") };
+        let run_error = |e: ort::Error| Error::InvalidArgument { name: "verifier", message: format!("running the model: {e}") };
         let shape = vec![n as i64, width as i64];
         let tensor = |d: Vec<i64>| Tensor::from_array((shape.clone(), d)).map_err(run_error);
         let mut session = self.session.lock().expect("verifier session lock");
@@ -108,7 +108,7 @@ impl NliVerifier {
         let (out_shape, logits) = outputs[0].try_extract_tensor::<f32>().map_err(run_error)?;
         let labels = *out_shape.last().unwrap_or(&0) as usize;
         if labels != self.verdicts.len() {
-            return Err(Error::InvalidArgument { name: "--verifier", message: format!("the model gives {labels} logits, quantir-verifier.json names {} labels", self.verdicts.len()) });
+            return Err(Error::InvalidArgument { name: "verifier", message: format!("the model gives {labels} logits, quantir-verifier.json names {} labels", self.verdicts.len()) });
         }
         Ok(logits
             .chunks(labels)

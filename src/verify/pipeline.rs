@@ -80,7 +80,7 @@ impl Verifier {
             }
             VerifierSpec::Onnx(dir) => Verifier::Onnx(NliVerifier::open(dir, &find_runtime(setup.encoder.runtime.as_deref(), &setup.roots)?)?),
             VerifierSpec::Llm(model) => {
-                let config = setup.llm.clone().ok_or_else(|| Error::InvalidArgument { name: "--llm-url", message: "an llm: verifier needs the chat API's URL (--llm-url, QUANTIR_LLM_URL or llm_url=)".into() })?;
+                let config = setup.llm.clone().ok_or_else(|| Error::InvalidArgument { name: "llm_url", message: "an llm: verifier needs the chat API's URL (--llm-url, QUANTIR_LLM_URL or llm_url=)".into() })?;
                 Verifier::Llm(LlmVerifier::new(ChatClient::new(LlmConfig { model: model.clone(), ..config })?, setup.context))
             }
         })
@@ -147,18 +147,18 @@ impl Pipeline {
                 let path = dir.join(ABSTENTION_FILE);
                 if !path.is_file() {
                     return Err(Error::InvalidArgument {
-                        name: "--abstain",
+                        name: "abstain",
                         message: format!("{} has no abstention rule ({ABSTENTION_FILE})\n\nhint: retrain it with quantir train-verifier (it fits one unless --no-abstain), or give one with --abstention-rule PATH", dir.display()),
                     });
                 }
                 Some(AbstentionRule::load(&path)?)
             }
             (AbstainWith::Own, other) => {
-                return Err(Error::InvalidArgument { name: "--abstain", message: format!("an {} verifier has no abstention rule of its own\n\nhint: borrow a trained verifier's: --abstention-rule verifiers/quantemp", other.kind()) })
+                return Err(Error::InvalidArgument { name: "abstain", message: format!("an {} verifier has no abstention rule of its own\n\nhint: borrow a trained verifier's: --abstention-rule verifiers/quantemp", other.kind()) })
             }
         };
         if abstention.is_some() && !labels.contains(Label::NotEnoughInfo) && labels != LabelSet::default() {
-            return Err(Error::InvalidArgument { name: "--labels", message: "abstaining answers Not Enough Info, which these labels leave out\n\nhint: add not-enough-info to --labels, or do not abstain".into() });
+            return Err(Error::InvalidArgument { name: "labels", message: "abstaining answers Not Enough Info, which these labels leave out\n\nhint: add not-enough-info to --labels, or do not abstain".into() });
         }
         Ok(abstention)
     }

@@ -159,13 +159,13 @@ impl DatabaseSource {
             SourceKind::File(path) => (open_file(path, read_only)?, path.display().to_string()),
             SourceKind::Memory { uri, .. } => (Connection::open_with_flags(uri, read_only).map_err(|e| sql_error(Path::new(uri), e))?, uri.clone()),
             SourceKind::Folder(dir) => {
-                let id = db_id.ok_or_else(|| Error::InvalidArgument { name: "--database", message: format!("{} is a folder of databases, and the claim names none\n\nhint: give each claim a \"db_id\", or pass one .sqlite file or a folder of .csv files", dir.display()) })?;
+                let id = db_id.ok_or_else(|| Error::InvalidArgument { name: "database", message: format!("{} is a folder of databases, and the claim names none\n\nhint: give each claim a \"db_id\", or pass one .sqlite file or a folder of .csv files", dir.display()) })?;
                 if id.is_empty() || id.contains(['/', '\\']) || id.starts_with('.') {
-                    return Err(Error::InvalidArgument { name: "--database", message: format!("db_id {id:?} is not a database name") });
+                    return Err(Error::InvalidArgument { name: "database", message: format!("db_id {id:?} is not a database name") });
                 }
                 let candidates = [dir.join(id).join(format!("{id}.sqlite")), dir.join(format!("{id}.sqlite"))];
                 let path = candidates.iter().find(|p| p.is_file()).ok_or_else(|| Error::InvalidArgument {
-                    name: "--database",
+                    name: "database",
                     message: format!("no database {id:?}: neither {} nor {} exists", candidates[0].display(), candidates[1].display()),
                 })?;
                 (open_file(path, read_only)?, path.display().to_string())
@@ -196,7 +196,7 @@ fn open_file(path: &Path, flags: OpenFlags) -> Result<Connection> {
     let mut header = [0u8; 16];
     let ok = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header)).is_ok() && &header == b"SQLite format 3\0";
     if !ok {
-        return Err(Error::InvalidArgument { name: "--database", message: format!("{}: not a SQLite database\n\nhint: pass a .sqlite file, a folder of .csv files or a folder of databases by db_id", path.display()) });
+        return Err(Error::InvalidArgument { name: "database", message: format!("{}: not a SQLite database\n\nhint: pass a .sqlite file, a folder of .csv files or a folder of databases by db_id", path.display()) });
     }
     Connection::open_with_flags(path, flags).map_err(|e| sql_error(path, e))
 }

@@ -94,7 +94,7 @@ pub fn prepare(examples: &[VerifyExample], encoder: Option<&Encoder>, groups: Fe
     let top = if with_evidence { top } else { 0 };
     let mut inputs: Vec<Inputs> = examples.iter().map(|e| Inputs { claim: e.claim.clone(), evidence: e.evidence.iter().take(top).map(String::as_str).collect::<Vec<_>>().join("\n"), ..Inputs::default() }).collect();
     if groups.dense {
-        let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "--features", message: "the dense group needs an encoder (--dense)".into() })?;
+        let encoder = encoder.ok_or_else(|| Error::InvalidArgument { name: "features", message: "the dense group needs an encoder (--dense)".into() })?;
         let claims: Vec<&str> = examples.iter().map(|e| e.claim.as_str()).collect();
         progress.start("encoding claims", Some(claims.len() as u64));
         let (claim_vecs, dim) = encode_in_parts(encoder, &claims, TextKind::Query, progress)?;
@@ -137,8 +137,8 @@ fn gold(examples: &[VerifyExample]) -> Result<Vec<usize>> {
     examples
         .iter()
         .map(|e| match e.label {
-            None => Err(Error::InvalidArgument { name: "--claims", message: format!("claim {} has no gold label to train on", e.id) }),
-            Some(Label::NotEnoughInfo) => Err(Error::InvalidArgument { name: "--claims", message: format!("claim {}: the trained verifier learns True, False and Conflicting, not Not Enough Info", e.id) }),
+            None => Err(Error::InvalidArgument { name: "claims", message: format!("claim {} has no gold label to train on", e.id) }),
+            Some(Label::NotEnoughInfo) => Err(Error::InvalidArgument { name: "claims", message: format!("claim {}: the trained verifier learns True, False and Conflicting, not Not Enough Info", e.id) }),
             Some(label) => Ok(label.index()),
         })
         .collect()

@@ -231,6 +231,19 @@ fn a_wrong_model_or_a_missing_runtime_says_how_to_fix_it() {
         .assert()
         .code(1)
         .stderr(contains("has no dense vectors"));
+    // Without --dense too: the index's lack of vectors is the error, not the missing encoder
+    // (which no encoder would mend), for run and search.
+    quantir()
+        .args(["run", "--retriever", "hybrid", "--index"])
+        .arg(&bm25_only)
+        .arg("--claims")
+        .arg(crate::util::fixture("jsonl/claims.jsonl"))
+        .arg("--output")
+        .arg(dir.path().join("r"))
+        .assert()
+        .code(1)
+        .stderr(contains("has no dense vectors").and(contains("--dense models/all-minilm-l6-v2")));
+    quantir().args(["search", "--retriever", "dense", "--index"]).arg(&bm25_only).arg("inflation").assert().code(1).stderr(contains("has no dense vectors"));
 }
 
 #[test]

@@ -124,7 +124,7 @@ fn the_manifest_records_the_settings() {
         .assert()
         .failure()
         .stderr(predicates::str::contains("--doc-order orders the embedded index"));
-    quantir().args(["index", "--b", "1.5", "--corpus"]).arg(fixture("quantemp/corpus.json")).arg("--index").arg(&index).assert().failure().stderr(predicates::str::contains("invalid --b: expected a number in [0, 1], found 1.5"));
+    quantir().args(["index", "--b", "1.5", "--corpus"]).arg(fixture("quantemp/corpus.json")).arg("--index").arg(&index).assert().failure().stderr(predicates::str::contains("b: expected a number in [0, 1], found 1.5\n\nhint: on the command line, that setting is --b"));
 }
 
 /// A corpus larger than `LoadOptions::in_memory_bytes` is read twice — streamed and checked, then

@@ -120,7 +120,7 @@ impl EncoderConfig {
         let path = dir.join("quantir-encoder.json");
         if !path.is_file() {
             return Err(Error::InvalidArgument {
-                name: "--dense",
+                name: "dense",
                 message: format!("{} has no quantir-encoder.json: not a model folder\n\nhint: run scripts/setup_models.sh and use --dense models/all-minilm-l6-v2", dir.display()),
             });
         }
@@ -148,7 +148,7 @@ pub(crate) fn environment(runtime: &Path) -> Result<&'static ort::environment::E
         }
         ort::init_from(runtime).map_err(|e| format!("{}: cannot load ONNX Runtime: {e}", runtime.display()))?.with_name("quantir").build().map_err(|e| e.to_string())
     });
-    env.as_ref().map_err(|message| Error::InvalidArgument { name: "--ort-lib", message: message.clone() })
+    env.as_ref().map_err(|message| Error::InvalidArgument { name: "ort_lib", message: message.clone() })
 }
 
 /// `workers` sessions of `model`, one intra-op thread each, with the CUDA execution provider
@@ -258,14 +258,14 @@ impl Encoder {
         let tokenizer_path = dir.join(&config.tokenizer);
         for path in [&model, &tokenizer_path] {
             if !path.is_file() {
-                return Err(Error::InvalidArgument { name: "--dense", message: format!("{} is missing\n\nhint: run scripts/setup_models.sh", path.display()) });
+                return Err(Error::InvalidArgument { name: "dense", message: format!("{} is missing\n\nhint: run scripts/setup_models.sh", path.display()) });
             }
         }
         let mut tokenizer = tokenizers::Tokenizer::from_file(&tokenizer_path)
             .map_err(|e| Error::Model { path: tokenizer_path.clone(), what: "loading the tokenizer", message: e.to_string() })?;
         tokenizer
             .with_truncation(Some(tokenizers::TruncationParams { max_length: config.max_length, ..Default::default() }))
-            .map_err(|e| Error::InvalidArgument { name: "--max-length", message: e.to_string() })?;
+            .map_err(|e| Error::InvalidArgument { name: "max_length", message: e.to_string() })?;
         tokenizer.with_padding(None);
         let (sessions, device, fallback) = match device {
             Device::Cpu => (sessions(env, &model, workers, false)?, Device::Cpu, None),

@@ -75,7 +75,7 @@ pub fn find_runtime(named: Option<&Path>, roots: &[PathBuf]) -> Result<PathBuf> 
     }
     let candidates: Vec<PathBuf> = roots.iter().map(|r| r.join("onnxruntime/libonnxruntime.so")).collect();
     candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| Error::InvalidArgument {
-        name: "--ort-lib",
+        name: "ort_lib",
         message: format!("ONNX Runtime not found; looked in\n{}\n\nhint: run scripts/setup_models.sh (it installs libonnxruntime.so from the onnxruntime wheel on PyPI), or name the library with --ort-lib or ORT_DYLIB_PATH (Python: ort_lib=)", listed(&candidates)),
     })
 }
@@ -91,7 +91,7 @@ pub fn find_model(wanted: &Path, roots: &[PathBuf]) -> Result<PathBuf> {
     let mut candidates = vec![wanted.to_path_buf()];
     candidates.extend(roots.iter().map(|r| r.join(&name)));
     candidates.iter().find(|d| has_config(d)).cloned().ok_or_else(|| Error::InvalidArgument {
-        name: "--dense",
+        name: "dense",
         message: format!("no model folder {} (with quantir-encoder.json); looked in\n{}\n\nhint: run scripts/setup_models.sh, or name the folder with --dense DIR (Python: dense=)", name.display(), listed(&candidates)),
     })
 }
