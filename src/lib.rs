@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Modules are stacked: each uses only [`error`], [`ranges`] and the modules before it in this order —
-//! [`io`], [`trec`], [`corpus`], [`analysis`], [`provenance`], [`index`], [`plan`], [`retrieve`], [`fuse`],
+//! [`io`], [`trec`], [`corpus`], [`analysis`], [`provenance`], [`index`], [`llm`], [`plan`], [`retrieve`], [`fuse`],
 //! [`opensearch`], [`engine`], [`eval`], [`verify`], [`experiment`], [`serve`]
 //! (`tests/integration/layering.rs` fails on an import against this order).
 //! The library never prints, exits or reads environment variables; the `quantir` binary's `cli`
@@ -28,6 +28,7 @@ pub mod experiment;
 pub mod fuse;
 pub mod index;
 pub mod io;
+pub mod llm;
 pub mod opensearch;
 pub mod plan;
 pub mod provenance;

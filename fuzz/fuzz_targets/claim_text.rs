@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use quantir::plan::{numeric_subqueries, MAX_SUBQUERIES};
-use quantir::verify::quantity::{comparisons, quantities};
+use quantir::analysis::quantity::{comparisons, quantities};
 
 fuzz_target!(|text: &str| {
     let queries = numeric_subqueries(text);

@@ -13,7 +13,8 @@ use quantir::index::dense::models::{EncoderOptions, ModelEnv};
 use quantir::index::dense::{Encoder, VectorDtype};
 use quantir::index::dense::models::serves_vectors_of;
 use quantir::index::{add_from_path, build_from_path, check_target, compact, delete, update, Bm25Params, DenseConfig, DocOrder, HnswParams, IndexConfig, Live, MergePolicy, UpdateConfig, UpdateSummary};
-use quantir::plan::{with_mmr, Listed, LlmConfig};
+use quantir::llm::LlmConfig;
+use quantir::plan::{with_mmr, Listed};
 use quantir::retrieve::Cutoff;
 
 use crate::convert::{choice, run_settings, DocumentsArg};

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use quantir::index::dense::models::EncoderOptions;
-use quantir::plan::LlmConfig;
+use quantir::llm::LlmConfig;
 use quantir::verify::llm::ContextPolicy;
 use quantir::verify::pipeline::{AbstainWith, Pipeline, VerifierSetup};
 use quantir::verify::{match_predictions, read_examples, score_outcomes, Gold, Label, LabelSet, Prediction, VerifierSpec, VerifyExample};

@@ -42,9 +42,14 @@
 //! [`ANALYZER_VERSION`] changes whenever any rule does; an index records the version it was
 //! built with, and opening it with another is an error, because a query analysed differently
 //! from the documents matches garbage.
+//!
+//! [`quantity`] reads the same numbers as quantities (value, unit, scale, range, approximation,
+//! year) and compares a claim's with its evidence's: what the verifier, the iterative planner and
+//! the page's comparisons use.
 
 mod english;
 mod numeric;
+pub mod quantity;
 
 pub(crate) use english::pack;
 pub use english::Emitted;

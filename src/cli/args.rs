@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use quantir::eval::{Completeness, Measure, MeasureList, Settings};
 use quantir::fuse::{ConstantPolicy, FusionConfig, Method, Norm};
-use quantir::plan::{planner_for, LlmConfig, MmrConfig, MmrSimilarity, PlanSpec, Planner};
+use quantir::llm::LlmConfig;
+use quantir::plan::{planner_for, MmrConfig, MmrSimilarity, PlanSpec, Planner};
 use quantir::engine::RunSettings;
 use quantir::index::Bm25Params;
 use quantir::retrieve::UndatedPolicy;
@@ -62,7 +63,7 @@ pub fn ranged(range: quantir::ranges::Count) -> clap::builder::RangedU64ValuePar
 /// `--llm-url`: checked when the flags are read, so a malformed URL is refused before any
 /// request, never retried.
 fn llm_url(text: &str) -> Result<String, String> {
-    quantir::plan::check_url(text).map(|()| text.to_string()).map_err(|e| e.to_string())
+    quantir::llm::check_url(text).map(|()| text.to_string()).map_err(|e| e.to_string())
 }
 
 /// `--max-record-mib`.

@@ -1,11 +1,11 @@
-//! `quantir train-verifier`: one library call, [`quantir::verify::trained::train_to_dir`].
+//! `quantir train-verifier`: one library call, [`quantir::verify::model::trained::train_to_dir`].
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
 use quantir::verify::read_examples;
-use quantir::verify::trained::{train_to_dir, FeatureGroups, LinearConfig, TrainConfig};
+use quantir::verify::model::trained::{train_to_dir, FeatureGroups, LinearConfig, TrainConfig};
 
 use super::args::DenseArgs;
 use super::progress::Bar;

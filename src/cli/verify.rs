@@ -10,7 +10,7 @@ use quantir::trec::Run;
 use quantir::verify::pipeline::{examples_from_run, AbstainWith, Pipeline, VerifierSetup};
 use quantir::verify::agent::{DatabaseAgent, MAX_TOOL_CALLS};
 use quantir::verify::llm::{ContextPolicy, TableStyle};
-use quantir::verify::sql::{DatabaseSource, SqlLimits};
+use quantir::verify::evidence::sql::{DatabaseSource, SqlLimits};
 use quantir::verify::{read_evidence, read_examples, LabelSet, Prediction, ToolCallStats, VerifierSpec, VerifyExample};
 
 use super::args::DenseArgs;
@@ -103,7 +103,7 @@ pub fn verify(args: VerifyArgs) -> anyhow::Result<()> {
         let limits = SqlLimits { timeout: std::time::Duration::from_secs_f64(args.sql_timeout), max_rows: args.sql_rows, ..SqlLimits::default() };
         let source = DatabaseSource::open(database, limits)?;
         let examples = read_examples(&args.claims)?;
-        let agent = DatabaseAgent::new(quantir::plan::ChatClient::new(config)?, source, labels, args.max_tool_calls);
+        let agent = DatabaseAgent::new(quantir::llm::ChatClient::new(config)?, source, labels, args.max_tool_calls);
         let predictions = agent.predict(&examples, &Bar::default())?;
         let failed = predictions.iter().filter(|p| p.failure.is_some()).count();
         let refused: usize = predictions.iter().map(|p| p.refused.len()).sum();
@@ -179,7 +179,7 @@ fn record_predictions(args: &VerifyArgs, labels: LabelSet, predictions: &[Predic
 }
 
 /// The chat API an `llm:` verifier asks (none for the others).
-pub fn llm_config(spec: &VerifierSpec, llm: &super::args::LlmArgs) -> anyhow::Result<Option<quantir::plan::LlmConfig>> {
+pub fn llm_config(spec: &VerifierSpec, llm: &super::args::LlmArgs) -> anyhow::Result<Option<quantir::llm::LlmConfig>> {
     match spec {
         VerifierSpec::Llm(model) => Ok(Some(llm.config(Some(model)).context("an llm: verifier needs --llm-url (or QUANTIR_LLM_URL)")?)),
         _ => Ok(None),

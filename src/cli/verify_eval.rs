@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 use quantir::error::Unmatched;
 use quantir::eval::paired_t_test;
-use quantir::verify::calibrate;
+use quantir::verify::model::calibrate;
 use quantir::verify::{fold_macro_f1, match_predictions, nei_categories, read_gold, read_predictions, score_outcomes, Coverage, Gold, Judged, ToolCallStats, VerifyScores};
 
 #[derive(Debug, Args)]

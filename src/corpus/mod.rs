@@ -23,6 +23,7 @@ mod beir;
 pub mod date;
 mod detect;
 mod fields;
+#[cfg(feature = "server")]
 pub(crate) use fields::kind as json_kind;
 mod jsonl;
 mod load;

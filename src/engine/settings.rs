@@ -13,7 +13,8 @@ use crate::corpus::PubDate;
 use crate::error::{Error, Result};
 use crate::fuse::{ConstantPolicy, FusionConfig, Method, Norm};
 use crate::index::Bm25Params;
-use crate::plan::{planner_for, LlmConfig, MmrConfig, MmrSimilarity, PlanSpec, Planner};
+use crate::llm::LlmConfig;
+use crate::plan::{planner_for, MmrConfig, MmrSimilarity, PlanSpec, Planner};
 use crate::ranges::{Count, Number};
 use crate::retrieve::{Ann, Feedback, Retriever, Rm3, Rocchio, Strategy, TemporalFilter, UndatedPolicy};
 

@@ -54,7 +54,8 @@ use crate::fuse::ConstantPolicy;
 use crate::index::dense::{Encoder, VectorDtype};
 use crate::index::{BuildSummary, DenseConfig, Index, IndexConfig};
 use crate::io::{Digest, Progress};
-use crate::plan::{planner_for, Decomposition, LlmConfig, PlanSpec};
+use crate::llm::LlmConfig;
+use crate::plan::{planner_for, Decomposition, PlanSpec};
 use crate::provenance::{Artifact, Input, Provenance, Reuse, Role, Source};
 
 pub mod paper;

@@ -6,7 +6,7 @@
 //!   own cutoff (the temporal filter on), with one retriever (BM25 by default). The test runs are
 //!   the retrieval grid's own files; the training runs are made the same way over `train.json`
 //!   (`runs/train.*.trec`).
-//! - **Verifier**: quantir's trained verifier ([`crate::verify::trained`], its default features),
+//! - **Verifier**: quantir's trained verifier ([`crate::verify::model::trained`], its default features),
 //!   with neither a fitted temperature nor abstention: QuanTemp's three labels, as the paper. A
 //!   planner with no queries for the training claims (QGen: `qgen_out.csv` holds the test claims'
 //!   only) is scored with the verifier trained on claim-only evidence, and the table says so.
@@ -33,7 +33,7 @@ use crate::io::Progress;
 use crate::provenance::{Artifact, Fingerprint, Input, Provenance, Role};
 use crate::retrieve::{Retriever, TemporalFilter};
 use crate::verify::pipeline::examples_from_run;
-use crate::verify::trained::{TrainConfig, TrainedVerifier, TrainingSet};
+use crate::verify::model::trained::{TrainConfig, TrainedVerifier, TrainingSet};
 use crate::verify::{fold_scores, read_gold, read_predictions, score_outcomes, Label, LabelSet, Prediction, VerifyScores};
 
 /// How the verification table is made.

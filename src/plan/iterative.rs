@@ -18,7 +18,8 @@
 
 use std::collections::HashSet;
 
-use super::llm::{parse_answer, ChatClient, LlmConfig, SYSTEM_PROMPT};
+use super::llm::{parse_answer, MAX_QUERIES, SYSTEM_PROMPT};
+use crate::llm::{ChatClient, LlmConfig};
 use super::{Lookup, Origin, Passage, Plan, Planner, SubQuery};
 use crate::analysis::Analyzer;
 use crate::corpus::Claim;
@@ -158,7 +159,7 @@ impl Planner for LlmIterative {
             shown.extend_from_slice(found);
             let answer = self.chat.chat(&[("system", SYSTEM_PROMPT), ("user", &LlmIterative::prompt(&claim.text, &shown))])?;
             let mut queries = parse_answer(&answer);
-            queries.truncate(self.chat.config().max_queries);
+            queries.truncate(MAX_QUERIES);
             if queries.is_empty() {
                 self.chat.stats.fallbacks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }

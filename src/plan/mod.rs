@@ -29,7 +29,7 @@ use std::str::FromStr;
 
 pub use files::read_plan_file;
 pub use iterative::{best_sentence, Iterative, LlmIterative, DEFAULT_ROUNDS};
-pub use llm::{check_url, unfenced, ChatClient, LlmConfig, LlmPlanner, LlmStats, CONNECT_TIMEOUT, MAX_BACKOFF};
+pub use llm::{LlmPlanner, MAX_QUERIES};
 pub use mmr::{lexical_similarity, mentions_fact_checking, mmr_filter, mmr_filter_dense, MmrConfig, MmrSimilarity};
 pub use numeric::{numeric_subqueries, MAX_SUBQUERIES, MAX_TIMES};
 pub use planners::{planner_for, with_mmr, ClaimOnly, Filtered, Listed, Numeric};

@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{mmr_filter, mmr_filter_dense, read_plan_file, Iterative, LlmConfig, LlmIterative, LlmPlanner, Lookup, MmrConfig, MmrSimilarity, Origin, Plan, PlanSpec, Planner, SubQuery};
+use super::{mmr_filter, mmr_filter_dense, read_plan_file, Iterative, LlmIterative, LlmPlanner, Lookup, MmrConfig, MmrSimilarity, Origin, Plan, PlanSpec, Planner, SubQuery};
 use super::numeric_subqueries;
 use crate::corpus::Claim;
 use crate::error::Result;
 use crate::index::dense::Encoder;
+use crate::llm::LlmConfig;
 
 /// `claim-only`.
 #[derive(Debug, Default, Clone, Copy)]
@@ -91,7 +92,7 @@ pub fn planner_for(spec: &PlanSpec, mmr: Option<MmrConfig>, llm: Option<LlmConfi
                 name: "plan",
                 message: "an llm: plan needs --llm-url and --llm-model (or QUANTIR_LLM_URL and QUANTIR_LLM_MODEL)".into(),
             })?;
-            Box::new(LlmPlanner::new(LlmConfig { style: *style, ..config })?)
+            Box::new(LlmPlanner::new(config, *style)?)
         }
         PlanSpec::Iterative => Box::new(Iterative::default()),
         PlanSpec::LlmIterative => {

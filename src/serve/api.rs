@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::AppState;
-use crate::verify::calibrate::ConfidenceLevel;
+use crate::verify::model::calibrate::ConfidenceLevel;
 use crate::verify::pipeline::{read_evidence, ReadHit};
 use crate::corpus::{Claim, PubDate};
 use crate::error::Error;
@@ -340,7 +340,7 @@ pub struct VerifyResponse {
     pub label: crate::verify::Label,
     /// The verifier's probability for its verdict (the withheld one, when withheld).
     pub confidence: f64,
-    /// `confidence` in words: low, moderate or high (`verify::calibrate::ConfidenceLevel`).
+    /// `confidence` in words: low, moderate or high (`verify::model::calibrate::ConfidenceLevel`).
     pub confidence_level: ConfidenceLevel,
     /// The verdict withheld or given, when the server abstains.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -350,7 +350,7 @@ pub struct VerifyResponse {
     pub relevance: Option<f64>,
     /// Why the verdict was withheld: "evidence" or "confidence".
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub abstained: Option<crate::verify::abstain::Abstention>,
+    pub abstained: Option<crate::verify::Abstention>,
     /// How many of the hits, from the first, the verifier read.
     pub read: usize,
     /// The hits, best first, each with its comparisons.

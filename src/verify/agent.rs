@@ -16,7 +16,7 @@
 //! 4. Tool arguments that are not JSON `{"query": "…"}` (or a tool other than `execute_sql`) get
 //!    an error result asking again, once; a second malformed call is a failed run.
 //! 5. A reply without tool calls is the answer: JSON `{"label", "confidence"}` as the text
-//!    verifier reads it ([`super::llm::allowed_verdict`]); a malformed answer is re-asked once,
+//!    verifier reads it ([`super::allowed_verdict`]); a malformed answer is re-asked once,
 //!    then the run fails.
 //!
 //! Every request goes through [`ChatClient::complete`], cached by the whole conversation, and SQL
@@ -24,12 +24,11 @@
 
 use serde_json::{json, Value};
 
-use super::llm::allowed_verdict;
-use super::sql::{DatabaseSource, SqlOutcome};
-use super::{Label, LabelSet, Prediction, VerifyExample};
+use super::evidence::sql::{DatabaseSource, SqlOutcome};
+use super::{allowed_verdict, Label, LabelSet, Prediction, VerifyExample};
 use crate::error::{Error, Result};
 use crate::io::Progress;
-use crate::plan::ChatClient;
+use crate::llm::ChatClient;
 
 /// ClaimDB's limit on tool calls per claim.
 pub const MAX_TOOL_CALLS: usize = 20;

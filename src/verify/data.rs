@@ -18,10 +18,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::table::{find_tables, FoundTable};
-use super::abstain::Abstention;
-use super::quantity::Comparison;
 use super::Label;
+use crate::analysis::quantity::Comparison;
 use crate::error::{shorten, Error, Position, Result};
 use crate::io::{json_error, read_utf8, JsonlLines};
 
@@ -45,11 +43,16 @@ impl VerifyExample {
     pub fn new(id: impl Into<String>, claim: impl Into<String>, evidence: Vec<String>, label: Option<Label>) -> VerifyExample {
         VerifyExample { id: id.into(), claim: claim.into(), evidence, label, database: None }
     }
+}
 
-    /// The tables in each evidence text (HTML, JSON or Markdown; [`super::table`]), parsed.
-    pub fn tables(&self) -> Vec<Vec<FoundTable>> {
-        self.evidence.iter().map(|e| find_tables(e)).collect()
-    }
+/// Why a verdict was withheld.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Abstention {
+    /// The evidence does not bear on the claim.
+    Evidence,
+    /// The verifier is unsure.
+    Confidence,
 }
 
 /// Why a not-enough-info claim cannot be decided, as ClaimDB sorts them.

@@ -19,10 +19,10 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{Label, LabelSet, Prediction, VerifyExample};
+use super::{allowed_verdict, Label, LabelSet, Prediction, VerifyExample};
 use crate::error::Result;
 use crate::io::Progress;
-use crate::plan::ChatClient;
+use crate::llm::ChatClient;
 
 /// How evidence is written into the prompt (module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -100,7 +100,7 @@ fn prompt(claim: &str, evidence: &[String], labels: LabelSet, context: ContextPo
     for (i, e) in evidence.iter().enumerate() {
         let e = match context.tables {
             TableStyle::Keep => e.trim().to_string(),
-            TableStyle::Markdown => super::table::tables_as_markdown(e, &super::table::find_tables(e)).trim().to_string(),
+            TableStyle::Markdown => super::evidence::table::tables_as_markdown(e, &super::evidence::table::find_tables(e)).trim().to_string(),
         };
         numbered.push_str(&format!("{}. {e}\n", i + 1));
     }
@@ -121,32 +121,6 @@ fn prompt(claim: &str, evidence: &[String], labels: LabelSet, context: ContextPo
     };
     p.push_str(&format!("\nIs the claim {question}?"));
     p
-}
-
-/// The verdict in an answer, if it has one.
-pub fn parse_verdict(answer: &str) -> Option<(Label, f64)> {
-    let unfenced = crate::plan::unfenced(answer);
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(unfenced) {
-        let label = Label::parse(v.get("label")?.as_str()?)?;
-        let confidence = v.get("confidence").and_then(|c| c.as_f64()).filter(|c| (0.0..=1.0).contains(c)).unwrap_or(1.0);
-        return Some((label, confidence));
-    }
-    let word = unfenced.trim_end_matches(['.', '!']);
-    Label::parse(word).map(|l| (l, 1.0))
-}
-
-/// The verdict in `answer` if `labels` allow it. An answer of "not enough info" ("cannot be
-/// verified") where the task has no such label is the task's [`LabelSet::fallback`] — False for a
-/// binary task, as CoverBench counts "cannot be verified" as Incorrect.
-pub fn allowed_verdict(answer: &str, labels: LabelSet) -> Option<(Label, f64)> {
-    let (label, confidence) = parse_verdict(answer)?;
-    if labels.contains(label) {
-        Some((label, confidence))
-    } else if label == Label::NotEnoughInfo {
-        Some((labels.fallback(), confidence))
-    } else {
-        None
-    }
 }
 
 /// The verifier.
@@ -197,22 +171,6 @@ impl LlmVerifier {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn verdicts_in_every_shape() {
-        assert_eq!(parse_verdict(r#"{"label": "False", "confidence": 0.8}"#), Some((Label::False, 0.8)));
-        assert_eq!(parse_verdict("```json\n{\"label\": \"half true\"}\n```"), Some((Label::Conflicting, 1.0)));
-        assert_eq!(parse_verdict("True."), Some((Label::True, 1.0)));
-        assert_eq!(parse_verdict("I think it is probably false"), None);
-        assert_eq!(parse_verdict(r#"{"label": "maybe"}"#), None);
-    }
-
-    #[test]
-    fn cannot_be_verified_is_false_in_a_binary_task() {
-        let binary = LabelSet::parse("true,false").unwrap();
-        assert_eq!(allowed_verdict(r#"{"label": "cannot be verified", "confidence": 0.6}"#, binary), Some((Label::False, 0.6)));
-        assert_eq!(allowed_verdict("Conflicting", binary), None, "a label the task lacks is re-asked");
-    }
 
     #[test]
     fn long_contexts_keep_their_end() {

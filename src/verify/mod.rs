@@ -6,34 +6,40 @@
 //!
 //! Labels ([`Label`]) are QuanTemp's three classes — "Half True/False", "half-true", "mixture" and
 //! "conflicting" are one class, `Conflicting` — and a fourth, `NotEnoughInfo`, for tasks that score
-//! abstention as a class of its own (ClaimDB's not-enough-info). Evidence may hold tables (HTML,
-//! JSON, Markdown), parsed by [`table`]; a claim may be checked against a database instead
-//! ([`sql`], [`agent`]). The verifier that works out of the box is
-//! [`trained`]: quantir's own linear model over character n-grams of claim and evidence (and, on
-//! request, dense-encoder and numeric-consistency features);
-//! [`llm`] asks an OpenAI-compatible chat API; [`nli`] runs a sequence-classification ONNX model.
+//! abstention as a class of its own (ClaimDB's not-enough-info).
+//!
+//! ## Parts
+//! This file, `data.rs` and `scores.rs` are verification's vocabulary — labels, examples,
+//! predictions, gold, scores, and the reading of a verdict out of a model's answer — and use none
+//! of the parts below. The parts are stacked: each uses only the vocabulary and the parts before it
+//! in this order — [`evidence`], [`model`], [`nli`], [`llm`], [`agent`], [`pipeline`], [`plot`]
+//! (`tests/integration/layering.rs` fails on an import against this order).
+//! - [`evidence`]: evidence that is not plain text — tables in the texts (HTML, JSON, Markdown) and
+//!   SQLite databases.
+//! - [`model`]: quantir's own trained verifier, the one that works out of the box: a linear model
+//!   over character n-grams of claim and evidence (and, on request, dense-encoder and
+//!   numeric-consistency features), its calibration and its abstention.
+//! - [`nli`] runs a sequence-classification ONNX model; [`llm`] asks an OpenAI-compatible chat
+//!   API (through [`crate::llm`]); [`agent`] lets such a model query a database.
+//! - [`pipeline`] turns a verifier spec into a verifier and a run's evidence into verdicts, with
+//!   abstention and the claim's quantities compared with the evidence's
+//!   ([`crate::analysis::quantity`]).
+//! - [`plot`] draws reliability diagrams and coverage curves.
 
-pub mod abstain;
+mod data;
+mod scores;
+
+pub mod evidence;
+pub mod model;
+pub mod nli;
+pub mod llm;
 #[cfg(feature = "sqlite")]
 pub mod agent;
-pub mod calibrate;
-mod data;
-mod features;
-mod linear;
-pub mod llm;
-pub mod nli;
 pub mod pipeline;
 #[cfg(feature = "plots")]
 pub mod plot;
-pub mod quantity;
-mod scores;
-#[cfg(feature = "sqlite")]
-pub mod sql;
-pub mod table;
-pub mod text;
-pub mod trained;
 
-pub use data::{read_evidence, read_examples, read_gold, read_predictions, Gold, NeiCategory, Prediction, VerifyExample};
+pub use data::{read_evidence, read_examples, read_gold, read_predictions, Abstention, Gold, NeiCategory, Prediction, VerifyExample};
 pub use scores::{fold_macro_f1, fold_scores, match_predictions, nei_categories, score, score_outcomes, CategoryScores, ClassScores, Coverage, Judged, ToolCallStats, VerifyScores};
 
 /// A verdict.
@@ -174,9 +180,51 @@ impl std::str::FromStr for VerifierSpec {
     }
 }
 
+/// The verdict in an answer, if it has one.
+pub fn parse_verdict(answer: &str) -> Option<(Label, f64)> {
+    let unfenced = crate::llm::unfenced(answer);
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(unfenced) {
+        let label = Label::parse(v.get("label")?.as_str()?)?;
+        let confidence = v.get("confidence").and_then(|c| c.as_f64()).filter(|c| (0.0..=1.0).contains(c)).unwrap_or(1.0);
+        return Some((label, confidence));
+    }
+    let word = unfenced.trim_end_matches(['.', '!']);
+    Label::parse(word).map(|l| (l, 1.0))
+}
+
+/// The verdict in `answer` if `labels` allow it. An answer of "not enough info" ("cannot be
+/// verified") where the task has no such label is the task's [`LabelSet::fallback`] — False for a
+/// binary task, as CoverBench counts "cannot be verified" as Incorrect.
+pub fn allowed_verdict(answer: &str, labels: LabelSet) -> Option<(Label, f64)> {
+    let (label, confidence) = parse_verdict(answer)?;
+    if labels.contains(label) {
+        Some((label, confidence))
+    } else if label == Label::NotEnoughInfo {
+        Some((labels.fallback(), confidence))
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verdicts_in_every_shape() {
+        assert_eq!(parse_verdict(r#"{"label": "False", "confidence": 0.8}"#), Some((Label::False, 0.8)));
+        assert_eq!(parse_verdict("```json\n{\"label\": \"half true\"}\n```"), Some((Label::Conflicting, 1.0)));
+        assert_eq!(parse_verdict("True."), Some((Label::True, 1.0)));
+        assert_eq!(parse_verdict("I think it is probably false"), None);
+        assert_eq!(parse_verdict(r#"{"label": "maybe"}"#), None);
+    }
+
+    #[test]
+    fn cannot_be_verified_is_false_in_a_binary_task() {
+        let binary = LabelSet::parse("true,false").unwrap();
+        assert_eq!(allowed_verdict(r#"{"label": "cannot be verified", "confidence": 0.6}"#, binary), Some((Label::False, 0.6)));
+        assert_eq!(allowed_verdict("Conflicting", binary), None, "a label the task lacks is re-asked");
+    }
 
     #[test]
     fn verifier_specs() {

@@ -13,11 +13,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::abstain::AbstentionRule;
+use super::model::abstain::AbstentionRule;
 use super::llm::{ContextPolicy, LlmVerifier};
 use super::nli::NliVerifier;
-use super::quantity::{compare, comparisons, quantities, Comparison};
-use super::trained::TrainedVerifier;
+use crate::analysis::quantity::{compare, comparisons, quantities, Comparison};
+use super::model::trained::TrainedVerifier;
 use super::{Label, LabelSet, Prediction, VerifierSpec, VerifyExample};
 use crate::analysis::{number_spans, Analyzer, NumberSpan};
 use crate::corpus::Claim;
@@ -28,9 +28,9 @@ use crate::index::dense::models::{find_runtime, EncoderOptions};
 use crate::index::dense::Encoder;
 use crate::index::Index;
 use crate::io::Progress;
-use crate::plan::{ChatClient, LlmConfig};
+use crate::llm::{ChatClient, LlmConfig};
 
-pub use super::trained::ABSTENTION_FILE;
+pub use super::model::trained::ABSTENTION_FILE;
 
 /// A loaded verifier.
 pub enum Verifier {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::calibrate::{Bin, CoveragePoint};
+use super::model::calibrate::{Bin, CoveragePoint};
 use crate::error::{Error, Result};
 
 const SIZE: (u32, u32) = (720, 540);

@@ -329,7 +329,7 @@ fn csv_folders_and_databases_by_id() {
 /// query is interrupted.
 #[test]
 fn no_statement_modifies_the_database() {
-    use quantir::verify::sql::{DatabaseSource, SqlLimits, SqlOutcome};
+    use quantir::verify::evidence::sql::{DatabaseSource, SqlLimits, SqlOutcome};
     let dir = tempfile::tempdir().unwrap();
     let (database, ohio) = crime_database(dir.path());
     let before = sha256(&database);

@@ -315,7 +315,7 @@ fn onnx_verifier_equals_python_onnxruntime() {
 /// row, fitted on 400 real validation claims (several languages) and applied to 100 others.
 #[test]
 fn char_tfidf_equals_scikit_learn() {
-    use quantir::verify::text::CharTfidf;
+    use quantir::verify::model::text::CharTfidf;
     let dir = tempfile::tempdir().unwrap();
     let all: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(repo().join("data/quantemp-val/val_claimonly_evidence_question_mapping.json")).unwrap()).unwrap();
     let claims: Vec<&str> = all.iter().map(|item| item["claim"].as_str().unwrap()).take(500).collect();
@@ -360,7 +360,7 @@ print(json.dumps({"idf": {n: float(x) for n, x in zip(names, v.idf_)},
 /// other claims are withheld as Not Enough Info far more often than with their own.
 #[test]
 fn trained_verifier_learns_real_claims_and_needs_their_evidence() {
-    use quantir::verify::trained::{cross_validate, TrainConfig, TrainingSet};
+    use quantir::verify::model::trained::{cross_validate, TrainConfig, TrainingSet};
     let examples = quantir::verify::read_examples(&repo().join("data/quantemp-val/val_claimonly_evidence_question_mapping.json")).unwrap();
     let mut config = TrainConfig { folds: 3, inner_folds: 2, ..TrainConfig::default() };
     config.linear.epochs = 100;
@@ -408,11 +408,11 @@ fn llm_verifier_keeps_to_the_allowed_labels() {
 #[test]
 fn coverbench_contexts_tables_and_the_token_budget() {
     use crate::plan::{completion, fake_llm};
-    use quantir::verify::table::TableFormat;
+    use quantir::verify::evidence::table::{find_tables, TableFormat};
     let fixture = repo().join("tests/fixtures/coverbench/claims.jsonl");
     let examples = quantir::verify::read_examples(&fixture).unwrap();
     assert_eq!(examples.len(), 5);
-    let tables: Vec<_> = examples.iter().map(|e| e.tables().remove(0)).collect();
+    let tables: Vec<_> = examples.iter().map(|e| find_tables(&e.evidence[0])).collect();
     let formats: Vec<TableFormat> = tables.iter().map(|t| t[0].format).collect();
     assert_eq!(formats, [TableFormat::Html, TableFormat::Html, TableFormat::Json, TableFormat::Json, TableFormat::Markdown]);
     assert_eq!(tables[0][0].table.header, ["year", "revenue", "employees"]);

@@ -24,8 +24,8 @@
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::quantity::{compare, quantities, Quantity, Unit};
-use super::{score, Label, VerifyExample};
+use crate::analysis::quantity::{compare, quantities, Quantity, Unit};
+use crate::verify::{score, Abstention, Label, VerifyExample};
 use crate::analysis::Analyzer;
 
 /// Signals per claim (module doc).
@@ -33,16 +33,6 @@ pub const SIGNALS: usize = 10;
 
 /// The signals of a claim and its evidence.
 pub type Signals = [f64; SIGNALS];
-
-/// Why a verdict was withheld.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Abstention {
-    /// The evidence does not bear on the claim.
-    Evidence,
-    /// The verifier is unsure.
-    Confidence,
-}
 
 fn word_terms(analyzer: &Analyzer, text: &str) -> Vec<String> {
     analyzer.terms(text).into_iter().filter(|t| t.chars().any(char::is_alphabetic)).collect()

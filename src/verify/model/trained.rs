@@ -24,7 +24,7 @@ pub use super::linear::{Linear, LinearConfig};
 use super::text::SparseRow;
 use super::abstain::{choose_thresholds, retrieved_negatives, signals, swap_evidence, AbstentionRule, HeldOut, RelevanceModel, Signals, TermWeights};
 use super::calibrate::Temperature;
-use super::{score, Label, LabelSet, Prediction, VerifyExample, VerifyScores};
+use crate::verify::{score, Label, LabelSet, Prediction, VerifyExample, VerifyScores};
 use crate::analysis::Analyzer;
 use crate::error::{Error, Result};
 use crate::index::dense::{Encoder, TextKind};
@@ -545,7 +545,7 @@ fn cross_validate_into(set: &TrainingSet, config: &TrainConfig, output: &Path, p
             "nei_rate_own_evidence": own_rate,
             "nei_rate_swapped_evidence": swapped,
             "nei_rate_retrieved_negatives": negatives,
-            "four_way": super::score_outcomes(&own.iter().map(|(g, p)| (*g, Some(p.label))).collect::<Vec<_>>()),
+            "four_way": crate::verify::score_outcomes(&own.iter().map(|(g, p)| (*g, Some(p.label))).collect::<Vec<_>>()),
             "answered": given.answered,
             "thresholds": report.folds.iter().map(|f| f.1).collect::<Vec<_>>(),
         });

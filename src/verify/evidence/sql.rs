@@ -1,4 +1,4 @@
-//! Databases as evidence: read-only SQLite connections for the database agent ([`super::agent`]).
+//! Databases as evidence: read-only SQLite connections for the database agent ([`crate::verify::agent`]).
 //!
 //! In: `verify --database PATH`, one of
 //!

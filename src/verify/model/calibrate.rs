@@ -13,7 +13,7 @@
 //! - **Risk–coverage**: the verdicts ordered by confidence, highest first (ties by position); at
 //!   coverage c the first ⌈c · n⌉ are kept and scored ([`score`]), the rest withheld.
 
-use super::{score, Label, Prediction, VerifyScores};
+use crate::verify::{score, Label, Prediction, VerifyScores};
 
 /// Bins of [`ece`] and of the reliability diagram.
 pub const BINS: usize = 15;
