@@ -591,6 +591,17 @@ impl Error {
     pub fn tantivy(path: impl Into<PathBuf>, source: tantivy::TantivyError) -> Self {
         Error::Tantivy { path: path.into(), source }
     }
+
+    /// The setting this error refuses a value of, as the library, Python and the API name it
+    /// (`k`, `hybrid_norm`), when it is about one: the API's 400 names it as the field, the CLI
+    /// turns it into its flag.
+    pub fn setting(&self) -> Option<&str> {
+        match self {
+            Error::Setting { name, .. } => Some(name),
+            Error::Range { name, .. } | Error::InvalidArgument { name, .. } => Some(name),
+            _ => None,
+        }
+    }
 }
 
 /// Shortens a found value for an error message, keeping it on one line.

@@ -32,8 +32,14 @@ impl Count {
         if (self.min..=self.max).contains(&value) {
             Ok(usize::try_from(value).unwrap_or(usize::MAX))
         } else {
-            Err(Error::Range { name: self.name, min: self.min.to_string(), max: (self.max != u64::MAX).then(|| self.max.to_string()), found: value.to_string() })
+            Err(self.refusal(value))
         }
+    }
+
+    /// The [`Error::Range`] refusing `found`, a value outside this range (also one no `u64`
+    /// holds, such as a negative count given to the server or Python).
+    pub fn refusal(&self, found: impl std::fmt::Display) -> Error {
+        Error::Range { name: self.name, min: self.min.to_string(), max: (self.max != u64::MAX).then(|| self.max.to_string()), found: found.to_string() }
     }
 }
 

@@ -83,7 +83,7 @@ def test_bad_configuration(urls):
         quantir.OpenSearchIndex(f"http://127.0.0.1:{free}", "x")
     with pytest.raises(quantir.QuantirError, match='has no quantir index "py-missing"'):
         quantir.OpenSearchIndex(urls, "py-missing")
-    with pytest.raises(ValueError, match="--opensearch-url"):
+    with pytest.raises(ValueError, match="opensearch_url: expected an http or https URL"):
         quantir.OpenSearchIndex("ftp://x", "x")
     with pytest.raises(TypeError):
         quantir.OpenSearchIndex(3, "x")

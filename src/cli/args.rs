@@ -195,13 +195,17 @@ fn parse_plan(text: &str) -> Result<PlanSpec, String> {
 impl PlanArgs {
     /// Whether the planner needs the dense encoder.
     pub fn needs_encoder(&self) -> bool {
-        self.mmr && self.mmr_similarity == MmrSimilarity::Dense
+        self.mmr().is_some_and(|m| m.needs_encoder())
+    }
+
+    /// MMR's settings when `--mmr` is on.
+    pub fn mmr(&self) -> Option<MmrConfig> {
+        self.mmr.then_some(MmrConfig { beta: self.mmr_beta, threshold: self.mmr_threshold, similarity: self.mmr_similarity })
     }
 
     /// The planner these flags describe; `encoder` serves dense MMR similarity.
     pub fn planner(&self, encoder: Option<std::sync::Arc<quantir::index::dense::Encoder>>) -> quantir::Result<Box<dyn Planner>> {
-        let mmr = self.mmr.then_some(MmrConfig { beta: self.mmr_beta, threshold: self.mmr_threshold, similarity: self.mmr_similarity });
-        planner_for(&self.plan, mmr, self.llm.config(None), encoder)
+        planner_for(&self.plan, self.mmr(), self.llm.config(None), encoder)
     }
 }
 

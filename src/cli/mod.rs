@@ -106,11 +106,7 @@ fn end_quietly_on_closed_pipe() {
 /// The flag of the setting a library error names (`hybrid_norm` is `--hybrid-norm`, `k` is
 /// `-k`): the library names settings as Python and the API do, the CLI as its flags.
 pub fn flag_of(error: &quantir::Error) -> Option<String> {
-    let name = match error {
-        quantir::Error::Setting { name, .. } => name.as_str(),
-        quantir::Error::Range { name, .. } | quantir::Error::InvalidArgument { name, .. } => name,
-        _ => return None,
-    };
+    let name = error.setting()?;
     match name {
         // `quantir fuse`'s run files are its positional arguments.
         "runs" => None,

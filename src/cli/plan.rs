@@ -48,7 +48,7 @@ pub fn run(args: PlanCommand) -> anyhow::Result<()> {
     let total: usize = plans.iter().map(|p| p.subqueries.len()).sum();
     let mut inputs = vec![quantir::provenance::Input::file(quantir::provenance::Role::Claims, &quantir::corpus::claims_file(&args.claims, args.format)?)?];
     inputs.extend(super::plan_input(&args.plan.plan)?);
-    let mmr = args.plan.mmr.then_some(quantir::plan::MmrConfig { beta: args.plan.mmr_beta, threshold: args.plan.mmr_threshold, similarity: args.plan.mmr_similarity });
+    let mmr = args.plan.mmr();
     let counts = [("claims", plans.len()), ("subqueries", total), ("fell_back", fell_back)].into_iter().map(|(k, v)| (k.to_string(), v as u64)).collect();
     super::record(&args.output, quantir::provenance::Artifact::Plan, inputs, &(&args.plan.plan, mmr, args.plan.llm.llm_model.as_deref()), counts)?;
     eprintln!("planned {} claims ({} sub-queries, {} fell back to the claim) into {}", plans.len(), total, fell_back, args.output.display());

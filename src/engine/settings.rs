@@ -160,7 +160,7 @@ impl SettingValue {
     fn count(&self, range: Count) -> Result<usize> {
         match self {
             // Negative, or beyond u64: out of every range.
-            SettingValue::Int(n) => u64::try_from(*n).map_or_else(|_| Err(range_error(range, n)), |v| range.check(v)),
+            SettingValue::Int(n) => u64::try_from(*n).map_or_else(|_| Err(range.refusal(n)), |v| range.check(v)),
             _ => Err(self.wrong(range.name, "a whole number", true)),
         }
     }
@@ -195,10 +195,6 @@ impl SettingValue {
         let text = self.text(name, &expected())?;
         T::from_str(text, false).map_err(|_| self.wrong(name, expected(), false))
     }
-}
-
-fn range_error(range: Count, n: &i128) -> Error {
-    Error::Range { name: range.name, min: range.min.to_string(), max: (range.max != u64::MAX).then(|| range.max.to_string()), found: n.to_string() }
 }
 
 fn as_text<S: serde::Serializer, T: std::fmt::Display>(value: &T, serializer: S) -> std::result::Result<S::Ok, S::Error> {
@@ -329,10 +325,7 @@ impl RunSettings {
     /// Checks every value against its range and the combinations that cannot run (another
     /// normalisation under CombMAX-Norm, non-finite weights, BM25 parameters out of range).
     pub fn validate(&self) -> Result<()> {
-        crate::ranges::K.check(self.k as u64)?;
-        crate::ranges::DEPTH.check(self.depth as u64)?;
-        crate::ranges::THREADS.check(self.threads as u64)?;
-        crate::ranges::EF.check(self.ef as u64)?;
+        self.run_config(Bm25Params::default()).validate(&self.plan_run_config())?;
         crate::ranges::MMR_BETA.check(self.mmr_beta)?;
         crate::ranges::MMR_THRESHOLD.check(self.mmr_threshold)?;
         FB_DOCS.check(self.fb_docs as u64)?;
@@ -373,7 +366,7 @@ impl RunSettings {
     /// Whether the run needs the query encoder: dense or hybrid retrieval, or MMR by the
     /// encoder's cosine.
     pub fn needs_encoder(&self) -> bool {
-        self.retriever != Retriever::Bm25 || self.mmr().is_some_and(|m| m.similarity == MmrSimilarity::Dense)
+        self.retriever != Retriever::Bm25 || self.mmr().is_some_and(|m| m.needs_encoder())
     }
 
     /// The engine's run configuration, BM25's k1 and b over `index_bm25` (the index's own).

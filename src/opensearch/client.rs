@@ -63,15 +63,15 @@ impl ClusterConfig {
             .map(str::trim)
             .filter(|u| !u.is_empty())
             .map(|u| {
-                let url = Url::parse(u).map_err(|e| Error::Value { at: "--opensearch-url".into(), expected: "a URL like http://127.0.0.1:9200".into(), found: format!("{u:?} ({e})") })?;
+                let url = Url::parse(u).map_err(|e| Error::InvalidArgument { name: "opensearch_url", message: format!("expected a URL like http://127.0.0.1:9200, found {u:?} ({e})") })?;
                 match url.scheme() {
                     "http" | "https" => Ok(url),
-                    other => Err(Error::Value { at: "--opensearch-url".into(), expected: "an http or https URL".into(), found: format!("{other}:") }),
+                    other => Err(Error::InvalidArgument { name: "opensearch_url", message: format!("expected an http or https URL, found {other}:") }),
                 }
             })
             .collect::<Result<Vec<_>>>()?;
         if urls.is_empty() {
-            return Err(Error::Value { at: "--opensearch-url".into(), expected: "at least one URL".into(), found: format!("{text:?}") });
+            return Err(Error::InvalidArgument { name: "opensearch_url", message: format!("expected at least one URL, found {text:?}") });
         }
         Ok(urls)
     }
@@ -152,7 +152,7 @@ impl Cluster {
     /// credentials fail here with one clear error.
     pub fn connect(config: ClusterConfig) -> Result<Cluster> {
         if config.urls.is_empty() {
-            return Err(Error::Value { at: "--opensearch-url".into(), expected: "at least one URL".into(), found: "none".into() });
+            return Err(Error::InvalidArgument { name: "opensearch_url", message: "expected at least one URL, found none".into() });
         }
         if config.concurrency == 0 {
             return Err(Error::InvalidArgument { name: "opensearch_concurrency", message: "expected at least 1 request in flight".into() });

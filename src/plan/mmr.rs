@@ -52,6 +52,11 @@ pub struct MmrConfig {
 impl MmrConfig {
     /// β = 0.8, threshold 0.5: the QuanTemp++ QGen setting; lexical similarity.
     pub const DEFAULT: MmrConfig = MmrConfig { beta: 0.8, threshold: 0.5, similarity: MmrSimilarity::Lexical };
+
+    /// Whether this MMR needs the query encoder (similarity by the encoder's cosine).
+    pub fn needs_encoder(&self) -> bool {
+        self.similarity == MmrSimilarity::Dense
+    }
 }
 
 impl Default for MmrConfig {

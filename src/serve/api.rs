@@ -228,15 +228,7 @@ fn check(request: &SearchRequest, limits: &Limits) -> Result<(), ApiError> {
     if settings.hybrid_fusion == Method::Wsum {
         return Err(ApiError::new(400, Some("hybrid_fusion"), "wsum needs weights, which the API does not take; use combsum"));
     }
-    settings.validate().map_err(|e| {
-        let field = match &e {
-            Error::InvalidArgument { name, .. } => Some(name.to_string()),
-            Error::Setting { name, .. } => Some(name.clone()),
-            Error::Range { name, .. } => Some(name.to_string()),
-            _ => None,
-        };
-        ApiError::new(400, field.as_deref(), e.to_string())
-    })?;
+    settings.validate().map_err(|e| ApiError::new(400, e.setting(), e.to_string()))?;
     Ok(())
 }
 
