@@ -65,7 +65,23 @@ pub struct LlmConfig {
     pub cache_dir: PathBuf,
 }
 
+/// The variable a chat API's URL falls back to (the CLI's `--llm-url`, Python's `llm_url=`).
+pub const URL_VAR: &str = "QUANTIR_LLM_URL";
+/// The variable the model of `llm:` plans falls back to (`--llm-model`, `llm_model=`).
+pub const MODEL_VAR: &str = "QUANTIR_LLM_MODEL";
+/// The variable the API key falls back to (`--llm-key`, `llm_key=`).
+pub const KEY_VAR: &str = "OPENAI_API_KEY";
+
 impl LlmConfig {
+    /// The chat API from what the caller gives, each part not given read from its variable
+    /// ([`URL_VAR`], [`MODEL_VAR`], [`KEY_VAR`]; an empty one counts as unset): `None` while the
+    /// URL or the model is still missing. The CLI's flags fall back to the same variables.
+    pub fn from_env(url: Option<String>, model: Option<String>, key: Option<String>) -> Option<LlmConfig> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let (url, model) = (url.or_else(|| var(URL_VAR))?, model.or_else(|| var(MODEL_VAR))?);
+        Some(LlmConfig { api_key: key.or_else(|| var(KEY_VAR)), ..LlmConfig::new(url, model) })
+    }
+
     /// `model` at `base_url` with the CLI's defaults: no key, 60 s a request, 3 retries from
     /// 0.5 s, 4 requests at once, answers cached in `.quantir/llm-cache`.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> LlmConfig {

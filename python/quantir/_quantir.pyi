@@ -178,6 +178,8 @@ class Index:
         `plan` is a planner's name as `--plan` takes it (None: "claim-only") or a callable
         plan(claim, search) returning the claim's sub-queries (a list of str, or of lists of str
         for rounds), called once per claim in order; `search` is limited to that claim's cutoff.
+        `llm_url`, `llm_model` and `llm_key` (for "llm:" plans) fall back to QUANTIR_LLM_URL,
+        QUANTIR_LLM_MODEL and OPENAI_API_KEY, as the CLI's flags do.
         `feedback="rm3"` or `"rocchio"` expands each sub-query from its first pass under the claim's
         cutoff, as `quantir run --rm3 / --rocchio` (`fb_docs`, `fb_terms` and the weights likewise)."""
 

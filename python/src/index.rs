@@ -25,9 +25,8 @@ use crate::progress::PyProgress;
 /// What the model search reads from this process: the same variables as the CLI, and the
 /// checkout the extension module was built in (an editable install finds the project's models/).
 pub fn model_roots(py: Python<'_>) -> Vec<PathBuf> {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     let module_file = py.import("quantir._quantir").and_then(|m| m.getattr("__file__")).and_then(|f| f.extract::<PathBuf>()).ok();
-    ModelEnv { quantir_models: var("QUANTIR_MODELS"), xdg_data_home: var("XDG_DATA_HOME"), home: var("HOME"), built_in: module_file }.roots()
+    ModelEnv::of_process(module_file).roots()
 }
 
 /// A count argument that must be at least 1.
@@ -405,13 +404,10 @@ pub(crate) fn search_settings(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Ru
     run_settings(kwargs, RunSettings { k: quantir::ranges::DEFAULT_SEARCH_K, ..RunSettings::DEFAULT }, Some(&SEARCH))
 }
 
-/// The chat API for `llm:` plans, when both its URL and model are given (the key from
-/// `OPENAI_API_KEY` unless given).
+/// The chat API for `llm:` plans: what is given, the rest from the CLI's variables
+/// (`LlmConfig::from_env`).
 pub(crate) fn llm(url: Option<String>, model: Option<String>, key: Option<String>) -> Option<LlmConfig> {
-    match (url, model) {
-        (Some(url), Some(model)) => Some(LlmConfig { api_key: key.or_else(|| std::env::var("OPENAI_API_KEY").ok()), ..LlmConfig::new(url, model) }),
-        _ => None,
-    }
+    LlmConfig::from_env(url, model, key)
 }
 
 /// Everything a run needs, from the keyword arguments `Index.run` and `OpenSearchIndex.run`

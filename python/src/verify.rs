@@ -84,17 +84,9 @@ impl Verifier {
     #[staticmethod]
     #[pyo3(signature = (spec, *, dense=None, ort_lib=None, llm_url=None, llm_key=None))]
     fn load(py: Python<'_>, spec: &str, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, llm_url: Option<String>, llm_key: Option<String>) -> PyResult<Verifier> {
-        let parsed = match spec.parse::<VerifierSpec>() {
-            Ok(s) => s,
-            Err(_) if std::path::Path::new(spec).join("verifier.json").is_file() => VerifierSpec::Trained(spec.into()),
-            Err(_) if std::path::Path::new(spec).join("quantir-verifier.json").is_file() => VerifierSpec::Onnx(spec.into()),
-            Err(e) => return Err(PyValueError::new_err(format!("{e}, or a folder holding verifier.json or quantir-verifier.json"))),
-        };
+        let parsed = VerifierSpec::parse_or_folder(spec).map_err(PyValueError::new_err)?;
         let llm = match &parsed {
-            VerifierSpec::Llm(model) => {
-                let url = llm_url.or_else(|| std::env::var("QUANTIR_LLM_URL").ok()).ok_or_else(|| PyValueError::new_err("an llm: verifier needs llm_url= (or QUANTIR_LLM_URL)"))?;
-                Some(LlmConfig { api_key: llm_key.or_else(|| std::env::var("OPENAI_API_KEY").ok()), ..LlmConfig::new(url, model.clone()) })
-            }
+            VerifierSpec::Llm(model) => Some(LlmConfig::from_env(llm_url, Some(model.clone()), llm_key).ok_or_else(|| PyValueError::new_err(format!("an llm: verifier needs llm_url= (or {})", quantir::llm::URL_VAR)))?),
             _ => None,
         };
         let setup = VerifierSetup { encoder: EncoderOptions { model: dense, runtime: ort_lib, ..EncoderOptions::default() }, roots: model_roots(py), llm, context: ContextPolicy::default(), top: 3, labels: LabelSet::default() };

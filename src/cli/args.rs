@@ -141,13 +141,13 @@ pub struct PlanArgs {
 #[derive(Debug, Args)]
 pub struct LlmArgs {
     /// Base URL of an OpenAI-compatible API (for llm: plans and verifiers), e.g. http://127.0.0.1:8000/v1
-    #[arg(long, env = "QUANTIR_LLM_URL", value_name = "URL", value_parser = llm_url)]
+    #[arg(long, env = quantir::llm::URL_VAR, value_name = "URL", value_parser = llm_url)]
     pub llm_url: Option<String>,
     /// Model name for llm: plans (llm:MODEL verifiers name theirs)
-    #[arg(long, env = "QUANTIR_LLM_MODEL", value_name = "MODEL")]
+    #[arg(long, env = quantir::llm::MODEL_VAR, value_name = "MODEL")]
     pub llm_model: Option<String>,
     /// API key
-    #[arg(long, env = "OPENAI_API_KEY", value_name = "KEY", hide_env_values = true)]
+    #[arg(long, env = quantir::llm::KEY_VAR, value_name = "KEY", hide_env_values = true)]
     pub llm_key: Option<String>,
     /// Seconds allowed per LLM request, its retries included (an endpoint that never answers costs
     /// this long), 1 to 3600

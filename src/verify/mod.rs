@@ -180,6 +180,24 @@ impl std::str::FromStr for VerifierSpec {
     }
 }
 
+impl VerifierSpec {
+    /// `spec` as written (`trained:DIR`, `onnx:DIR`, `llm:MODEL`) or, failing that, a bare folder
+    /// holding a trained verifier (`verifier.json`) or an ONNX one (`quantir-verifier.json`), as
+    /// Python's `Verifier.load` takes it.
+    pub fn parse_or_folder(spec: &str) -> std::result::Result<VerifierSpec, String> {
+        spec.parse().or_else(|e| {
+            let folder = std::path::Path::new(spec);
+            if folder.join("verifier.json").is_file() {
+                Ok(VerifierSpec::Trained(spec.into()))
+            } else if folder.join("quantir-verifier.json").is_file() {
+                Ok(VerifierSpec::Onnx(spec.into()))
+            } else {
+                Err(format!("{e}, or a folder holding verifier.json or quantir-verifier.json"))
+            }
+        })
+    }
+}
+
 /// The verdict in an answer, if it has one.
 pub fn parse_verdict(answer: &str) -> Option<(Label, f64)> {
     let unfenced = crate::llm::unfenced(answer);
@@ -209,6 +227,24 @@ pub fn allowed_verdict(answer: &str, labels: LabelSet) -> Option<(Label, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_verifier_is_named_by_its_spec_or_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let (trained, onnx) = (dir.path().join("trained"), dir.path().join("onnx"));
+        for (folder, file) in [(&trained, "verifier.json"), (&onnx, "quantir-verifier.json")] {
+            std::fs::create_dir(folder).unwrap();
+            std::fs::write(folder.join(file), "{}").unwrap();
+        }
+        let text = |p: &std::path::Path| p.to_str().unwrap().to_string();
+        assert_eq!(VerifierSpec::parse_or_folder(&text(&trained)), Ok(VerifierSpec::Trained(trained.clone())));
+        assert_eq!(VerifierSpec::parse_or_folder(&text(&onnx)), Ok(VerifierSpec::Onnx(onnx.clone())));
+        assert_eq!(VerifierSpec::parse_or_folder("llm:gpt-4o"), Ok(VerifierSpec::Llm("gpt-4o".into())));
+        // The prefix wins over what a folder holds; a folder with neither file is refused.
+        assert_eq!(VerifierSpec::parse_or_folder(&format!("onnx:{}", text(&trained))), Ok(VerifierSpec::Onnx(trained.clone())));
+        let refused = VerifierSpec::parse_or_folder(&text(dir.path())).unwrap_err();
+        assert!(refused.contains("unknown verifier") && refused.contains("a folder holding verifier.json"), "{refused}");
+    }
 
     #[test]
     fn verdicts_in_every_shape() {

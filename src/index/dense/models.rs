@@ -23,7 +23,7 @@ use crate::index::Index;
 /// names one: the one `scripts/setup_models.sh` installs, looked for by name as any other.
 pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2";
 
-/// What the search order reads from the environment, gathered by the front end.
+/// What the search order reads from the environment ([`ModelEnv::of_process`]; tests build one).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ModelEnv {
     /// `$QUANTIR_MODELS`.
@@ -38,6 +38,14 @@ pub struct ModelEnv {
 }
 
 impl ModelEnv {
+    /// This process's variables (`QUANTIR_MODELS`, `XDG_DATA_HOME`, `HOME`; an empty one counts
+    /// as unset), with `built_in` the file the front end was built into (the running binary, the
+    /// Python extension module), which only the front end knows.
+    pub fn of_process(built_in: Option<PathBuf>) -> ModelEnv {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        ModelEnv { quantir_models: var("QUANTIR_MODELS"), xdg_data_home: var("XDG_DATA_HOME"), home: var("HOME"), built_in }
+    }
+
     /// The per-user data folder for models (step 3).
     pub fn user_models_dir(&self) -> Option<PathBuf> {
         let data = self.xdg_data_home.clone().or_else(|| self.home.as_ref().map(|h| h.join(".local/share")))?;
