@@ -390,7 +390,7 @@ impl Index {
     ) -> PyResult<Bound<'py, PyDict>> {
         // The whole run is answered from one generation.
         let index = py.detach(|| self.live.get());
-        let setup = RunSetup::new(claims, plan, settings, index.clone(), index.manifest().bm25, llm(llm_url, llm_model, llm_key), format, |needs| if needs { self.encoder(py, &index) } else { Ok(None) })?;
+        let setup = RunSetup::new(claims, plan, settings, index.clone(), index.manifest().bm25, LlmConfig::from_env(llm_url, llm_model, llm_key), format, |needs| if needs { self.encoder(py, &index) } else { Ok(None) })?;
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| run_ranked(&index, &setup.claims, &setup.request(), &reporter));
         let (lists, _, _) = reporter.finish_with(result.or_raise())?;
@@ -402,12 +402,6 @@ impl Index {
 pub(crate) fn search_settings(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<RunSettings> {
     const SEARCH: [&str; 8] = ["before", "k", "undated", "k1", "b", "retriever", "ann", "ef"];
     run_settings(kwargs, RunSettings { k: quantir::ranges::DEFAULT_SEARCH_K, ..RunSettings::DEFAULT }, Some(&SEARCH))
-}
-
-/// The chat API for `llm:` plans: what is given, the rest from the CLI's variables
-/// (`LlmConfig::from_env`).
-pub(crate) fn llm(url: Option<String>, model: Option<String>, key: Option<String>) -> Option<LlmConfig> {
-    LlmConfig::from_env(url, model, key)
 }
 
 /// Everything a run needs, from the keyword arguments `Index.run` and `OpenSearchIndex.run`
