@@ -10,8 +10,9 @@
 //!
 //! An index records the folder its vectors were made with (its name is looked for in 2–4 when
 //! the recorded path does not hold it from here) and the model file's sha256, checked on use.
-//! The library reads no environment variables: front ends fill a [`ModelEnv`] and get the
-//! folders of steps 2–4 from [`ModelEnv::roots`], so the CLI and the Python package search alike.
+//! The variables of steps 2–3 are read in one place, [`ModelEnv::of_process`]; each front end
+//! adds only the file it was built into (the binary, the Python extension module) for step 4 and
+//! gets the folders from [`ModelEnv::roots`], so the CLI and the Python package search alike.
 
 use std::path::{Path, PathBuf};
 
