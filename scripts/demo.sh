@@ -6,7 +6,8 @@
 #    their dates -> planned sub-queries (the numeric planner) -> retrieval under each claim's own
 #    cutoff -> CombMAX-Norm fusion -> verdicts from the trained verifier (trained on the other
 #    3,072 labelled validation claims, the 12 demo claims held out), with retrieval measures and
-#    verdict scores, and one claim's evidence cards.
+#    verdict scores, and one claim's evidence cards; then the same claims judged card by card by the
+#    stance verifier (trained on CLIMATE-FEVER), with val-115's cards and their stances.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked
@@ -52,3 +53,15 @@ python3 -c "
 import json
 p = next(json.loads(l) for l in open('out/quantemp-sample.pred.jsonl') if json.loads(l)['id'] == 'val-115')
 print(f\"-- verdict: {p['label']} (confidence {p['confidence']:.2f}; gold: True)\")"
+echo
+echo "== The same claims judged card by card: the stance verifier (scripts/train_stance.sh; trained on"
+echo "   CLIMATE-FEVER's annotated sentences, not on QuanTemp)"
+$q train-stance --claims data/climate-fever/claims.jsonl --output verifiers/stance >/dev/null
+$q verify --claims data/quantemp-sample/claims.jsonl --run out/quantemp-sample.numeric.trec --index index/quantemp-sample \
+    --verifier stance:verifiers/stance --output out/quantemp-sample.stance.jsonl
+python3 -c "
+import json
+p = next(json.loads(l) for l in open('out/quantemp-sample.stance.jsonl') if json.loads(l)['id'] == 'val-115')
+print(f\"-- val-115: {p['label']} (confidence {p['confidence']:.2f}; gold: True); the cards it read:\")
+for text, s in zip(p['evidence'], p['stances']):
+    print(f\"   {s['stance']:<13} {s['probability']:.2f} (supports {s['supports']:.2f})  {text[:80]}\")"

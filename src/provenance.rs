@@ -41,6 +41,8 @@ pub enum Artifact {
     Verifier,
     /// A predictions file (`quantir verify`, the experiment's predictions).
     Predictions,
+    /// A stance model folder (`quantir train-stance`).
+    StanceModel,
     /// An experiment's tables (`tables.md`, `grid.json`, `verification.json`).
     Tables,
 }

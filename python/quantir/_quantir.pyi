@@ -237,7 +237,7 @@ class OpenSearchIndex:
         """Runs claims as `quantir run --backend opensearch` does into {qid: {docid: score}}."""
 
 class Verifier:
-    """A verifier: trained:DIR, onnx:DIR, llm:MODEL, or a folder."""
+    """A verifier: trained:DIR, stance:DIR, onnx:DIR, llm:MODEL, or a folder."""
 
     @staticmethod
     def load(spec: str, *, dense: Optional[PathLike] = None, ort_lib: Optional[PathLike] = None, llm_url: Optional[str] = None, llm_key: Optional[str] = None) -> "Verifier": ...

@@ -20,7 +20,8 @@ use crate::index::model_roots;
 use crate::progress::PyProgress;
 
 /// A verifier: `Verifier.load("verifiers/quantemp")` (from `quantir train-verifier`),
-/// `Verifier.load("onnx:DIR")` (a sequence-classification ONNX model with
+/// `Verifier.load("stance:verifiers/stance")` (from `quantir train-stance`: each prediction has
+/// its texts' `"stances"`), `Verifier.load("onnx:DIR")` (a sequence-classification ONNX model with
 /// quantir-verifier.json) or `Verifier.load("llm:MODEL", llm_url=...)` (an OpenAI-compatible
 /// chat API). Predictions release the GIL.
 #[pyclass(frozen, module = "quantir._quantir")]
@@ -79,8 +80,8 @@ fn labels(value: Option<&str>) -> PyResult<LabelSet> {
 
 #[pymethods]
 impl Verifier {
-    /// Loads a verifier: `trained:DIR`, `onnx:DIR`, `llm:MODEL`, or a folder (trained when it
-    /// holds verifier.json, else onnx).
+    /// Loads a verifier: `trained:DIR`, `stance:DIR`, `onnx:DIR`, `llm:MODEL`, or a folder (trained
+    /// when it holds verifier.json, stance when stance.json, else onnx).
     #[staticmethod]
     #[pyo3(signature = (spec, *, dense=None, ort_lib=None, llm_url=None, llm_key=None))]
     fn load(py: Python<'_>, spec: &str, dense: Option<PathBuf>, ort_lib: Option<PathBuf>, llm_url: Option<String>, llm_key: Option<String>) -> PyResult<Verifier> {
@@ -99,7 +100,8 @@ impl Verifier {
     }
 
     /// Verdicts for `claims` with their `evidence` (see the module doc of `quantir`): a list of
-    /// `{"id", "label", "confidence", "evidence", "comparisons"}`, as `quantir verify` writes
+    /// `{"id", "label", "confidence", "evidence", "comparisons"}` (and each text's `"stances"`
+    /// from a stance verifier), as `quantir verify` writes
     /// them, through the same pipeline. `top` evidence texts are read per claim; `labels`
     /// ("true,false" for a binary task) restricts the verdicts; `abstain=True` withholds verdicts
     /// (Not Enough Info, with "verdict", "relevance" and "abstained") by the trained verifier's

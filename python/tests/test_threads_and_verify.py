@@ -77,3 +77,22 @@ def test_verifier_equals_the_cli(cli, verifier_data):
         quantir.score(dict(gold, extra="True"), got)
     with pytest.raises(ValueError, match=r'evidence: no evidence for claim "val-300"'):
         verifier.predict(claims, {})
+
+
+def test_stance_verifier_equals_the_cli(cli, tmp_path):
+    """A stance model (trained on 150 CLIMATE-FEVER claims) gives Python the same verdicts and
+    per-text stances as `quantir verify`, each text's stance in `"stances"`."""
+    lines = open(DATA / "climate-fever/claims.jsonl").readlines()
+    (tmp_path / "train.jsonl").write_text("".join(lines[:150]))
+    cli("train-stance", "--claims", tmp_path / "train.jsonl", "--folds", "0", "--output", tmp_path / "stance")
+    held = [json.loads(line) for line in lines[700:720]]
+    records = [{"id": c["claim_id"], "claim": c["claim"], "evidence": [e["evidence"] for e in c["evidences"]][:3]} for c in held]
+    (tmp_path / "held.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    cli("verify", "--claims", tmp_path / "held.jsonl", "--verifier", f"stance:{tmp_path / 'stance'}", "--output", tmp_path / "pred.jsonl")
+    expected = [json.loads(line) for line in open(tmp_path / "pred.jsonl")]
+    verifier = quantir.Verifier.load(str(tmp_path / "stance"))
+    assert repr(verifier) == f'Verifier("{tmp_path / "stance"}")'
+    got = verifier.predict([{"id": r["id"], "text": r["claim"]} for r in records], {r["id"]: r["evidence"] for r in records})
+    assert got == expected
+    assert all(len(p["stances"]) == len(p["evidence"]) == 3 for p in got)
+    assert {s["stance"] for p in got for s in p["stances"]} <= {"supports", "refutes", "does_not_bear"}

@@ -6,7 +6,9 @@ usage: make_nli_model.py TOKENIZER_JSON OUT_DIR EXAMPLES_JSONL
 The model is synthetic (no trained weights exist here): logits = [s, -s, 0] · w + b with
 s = mean token id of the (evidence, claim) pair, so verdicts vary with the text. It has the inputs
 and output of a real MNLI cross-encoder (input_ids, attention_mask, token_type_ids → logits [n, 3]).
-Writes OUT_DIR/{model.onnx, tokenizer.json, quantir-verifier.json, expected.json}.
+Writes OUT_DIR/{model.onnx, tokenizer.json, quantir-verifier.json, expected.json}: per claim id,
+[verdict, confidence, [[supports, refutes, does not bear] per text], and the verdict and
+confidence aggregated from those stances with "aggregation": AGGREGATION (bears 0.4, both 0.3)].
 """
 import json, shutil, sys
 
@@ -45,12 +47,26 @@ json.dump({"model": "model.onnx", "tokenizer": "tokenizer.json", "labels": label
 tok = Tokenizer.from_file(f"{out}/tokenizer.json"); tok.enable_truncation(128); tok.no_padding()
 session = ort.InferenceSession(f"{out}/model.onnx")
 order = ["True", "False", "Conflicting"]
+AGGREGATION = {"bears": 0.4, "both": 0.3}
+
+
+def aggregated(stances):
+    """quantir's documented rule (src/verify/model/stance.rs), with QuanTemp's three labels."""
+    s = max(p[0] for p in stances)
+    r = max(p[1] for p in stances)
+    if s >= AGGREGATION["both"] and r >= AGGREGATION["both"]:
+        return ["Conflicting", min(s, r)]
+    if max(s, r) >= AGGREGATION["bears"]:
+        return ["True", s] if s >= r else ["False", r]
+    return ["Not Enough Info", 1 - max(s, r)]
+
+
 expected = {}
 for line in open(examples_path):
     e = json.loads(line)
     evidence = e["evidence"][:3]
     if not evidence:
-        expected[e["id"]] = ["Conflicting", 0.0]
+        expected[e["id"]] = ["Conflicting", 0.0, [], "Conflicting", 0.0]
         continue
     probs = []
     for ev in evidence:
@@ -61,5 +77,6 @@ for line in open(examples_path):
         probs.append([p[labels.index(k)] for k in ("entailment", "contradiction", "neutral")])
     mean = np.mean(probs, axis=0)
     best = int(np.argmax(mean))
-    expected[e["id"]] = [order[best], float(mean[best])]
+    stances = [[float(p[0]), float(p[1]), float(1 - p[0] - p[1])] for p in probs]
+    expected[e["id"]] = [order[best], float(mean[best]), stances] + aggregated(stances)
 json.dump(expected, open(f"{out}/expected.json", "w"))

@@ -15,6 +15,7 @@ mod progress;
 mod run;
 mod search;
 mod serve;
+mod stance;
 mod train;
 mod update;
 mod verify;
@@ -52,6 +53,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Train the verifier on labelled claims with evidence (k-fold cross-validation).
     TrainVerifier(train::TrainArgs),
+    /// Train the per-evidence stance model on stance-labelled sentences (grouped cross-validation).
+    TrainStance(stance::StanceArgs),
     /// Verify claims from their top-k evidence: True / False / Conflicting.
     Verify(verify::VerifyArgs),
     /// Score verdicts: accuracy, per-class and macro/weighted F1, confusion, paired t-test.
@@ -85,6 +88,7 @@ pub fn run() -> anyhow::Result<()> {
         Command::Serve(args) => serve::run(args),
         Command::Eval(args) => eval::run(args),
         Command::TrainVerifier(args) => train::train(args),
+        Command::TrainStance(args) => stance::train(args),
         Command::Verify(args) => verify::verify(args),
         Command::VerifyEval(args) => verify_eval::eval(args),
         Command::Compare(args) => compare::run(args),

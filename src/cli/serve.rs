@@ -39,7 +39,9 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = Limits::default().grace.as_secs_f64(), value_parser = seconds, value_name = "S")]
     grace: f64,
     /// A verifier for POST /api/verify and the page: trained:DIR (from quantir train-verifier),
-    /// onnx:DIR or llm:MODEL; it abstains by default (--no-abstain to always give a verdict)
+    /// stance:DIR (from quantir train-stance: each card read gets its stance), onnx:DIR or
+    /// llm:MODEL; a trained one abstains by its own rule by default (--no-abstain to always give a
+    /// verdict), the others with --abstention-rule
     #[arg(long, value_name = "V")]
     verifier: Option<quantir::verify::VerifierSpec>,
     /// Hits the verifier reads (and POST /api/verify's default k)
@@ -68,7 +70,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                 top: args.verify_top,
                 labels: quantir::verify::LabelSet::default(),
             };
-            Some(quantir::verify::pipeline::Pipeline::open(spec, &setup, &args.abstain.with(true))?)
+            // A trained verifier carries its own rule; the others abstain only when given one.
+            let own_rule = matches!(spec, quantir::verify::VerifierSpec::Trained(_));
+            Some(quantir::verify::pipeline::Pipeline::open(spec, &setup, &args.abstain.with(own_rule))?)
         }
     };
     let secs = std::time::Duration::from_secs_f64;

@@ -90,7 +90,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn parse_folds(text: &str) -> Result<usize, String> {
+pub(super) fn parse_folds(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(k) if k == 0 || (2..=1000).contains(&k) => Ok(k),
         _ => Err(format!("expected 0 (no cross-validation) or 2 to 1000 folds, found {text:?}")),

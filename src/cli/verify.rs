@@ -46,12 +46,13 @@ pub struct VerifyArgs {
     /// Evidence texts per claim, 1 to 100
     #[arg(long, default_value_t = 3, value_parser = super::args::ranged(quantir::ranges::TOP))]
     top: usize,
-    /// The verifier: trained:DIR (from quantir train-verifier), onnx:DIR (a sequence-classification
-    /// ONNX model with quantir-verifier.json) or llm:MODEL (an OpenAI-compatible chat API, --llm-url)
+    /// The verifier: trained:DIR (from quantir train-verifier), stance:DIR (per-evidence stances,
+    /// from quantir train-stance), onnx:DIR (a sequence-classification ONNX model with
+    /// quantir-verifier.json) or llm:MODEL (an OpenAI-compatible chat API, --llm-url)
     #[arg(long, value_name = "V")]
     verifier: VerifierSpec,
-    /// Predictions: {"id", "label", "confidence", "evidence"} a line (and "sql", "tool_calls",
-    /// "refused", "failure" from the database agent)
+    /// Predictions: {"id", "label", "confidence", "evidence"} a line (and "stances" from a stance
+    /// verifier; "sql", "tool_calls", "refused", "failure" from the database agent)
     #[arg(long, value_name = "PATH")]
     output: PathBuf,
     /// Token budget for an llm: verifier's evidence (estimated at 4 bytes a token; a longer
@@ -166,6 +167,7 @@ fn record_predictions(args: &VerifyArgs, labels: LabelSet, predictions: &[Predic
     }
     match &args.verifier {
         VerifierSpec::Trained(dir) => inputs.push(Input::file(Role::Verifier, &dir.join("verifier.json"))?),
+        VerifierSpec::Stance(dir) => inputs.push(Input::file(Role::Model, &dir.join(quantir::verify::model::stance::STANCE_FILE))?),
         VerifierSpec::Onnx(dir) => inputs.push(Input::file(Role::Model, &dir.join("quantir-verifier.json"))?),
         VerifierSpec::Llm(_) => {}
     }

@@ -87,7 +87,12 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
                 "text": {"type": "string"}, "url": {"type": "string", "nullable": true},
                 "from_subqueries": {"type": "array", "items": {"type": "integer"}},
                 "highlights": {"type": "array", "items": {"$ref": "#/components/schemas/Highlight"}},
-                "comparisons": {"type": "array", "items": {"$ref": "#/components/schemas/Comparison"}}
+                "comparisons": {"type": "array", "items": {"$ref": "#/components/schemas/Comparison"}},
+                "stance": {"$ref": "#/components/schemas/Stance"}
+            }},
+            "Stance": {"type": "object", "description": "the hit's stance on the claim, when a stance verifier (--verifier stance:DIR) read it (POST /api/verify)", "properties": {
+                "stance": {"type": "string", "enum": ["supports", "refutes", "does_not_bear"]}, "probability": {"type": "number", "description": "the stance's probability"},
+                "supports": {"type": "number"}, "refutes": {"type": "number"}, "does_not_bear": {"type": "number"}
             }},
             "Quantity": {"type": "object", "properties": {
                 "text": {"type": "string"}, "start": {"type": "integer"}, "end": {"type": "integer"}, "value": {"type": "number", "description": "scaled: 1.5 billion is 1.5e9; a range's low end"},

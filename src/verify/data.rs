@@ -7,6 +7,7 @@
 //! | given evidence (`verify --evidence`) | evidence JSONL, `claim` optional, or a QuanTemp evidence mapping | as above |
 //! | gold JSONL | `{"id"?, "label", "category"?}` a line (other fields ignored) | as above |
 //! | predictions JSONL | `{"id", "label", "confidence", "evidence", …}` a line | `id` |
+//! | stance-labelled claims (CLIMATE-FEVER's published JSONL) | `{"claim_id", "claim", "claim_label", "evidences": [{"evidence", "evidence_label"}, …]}` a line (other fields ignored) | `claim_id` |
 //!
 //! The evidence JSONL takes the benchmarks' own schemas as they are: CoverBench's records
 //! (`claim`, one long `context` — text with tables —, `label` true/false or "Correct"/"Incorrect",
@@ -18,7 +19,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::Label;
+use super::{EvidenceStance, Label, Stance};
 use crate::analysis::quantity::Comparison;
 use crate::error::{shorten, Error, Position, Result};
 use crate::io::{json_error, read_utf8, JsonlLines};
@@ -138,12 +139,15 @@ pub struct Prediction {
     /// The claim's quantities beside the evidence's (`quantity.rs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<Comparison>,
+    /// Each evidence text's stance on the claim, in `evidence`'s order (a `stance:` verifier).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stances: Vec<EvidenceStance>,
 }
 
 impl Prediction {
     /// A verdict from a verifier that reads evidence texts.
     pub fn verdict(id: impl Into<String>, label: Label, confidence: f64, evidence: Vec<String>) -> Prediction {
-        Prediction { id: id.into(), label, confidence, evidence, sql: Vec::new(), tool_calls: None, refused: Vec::new(), failure: None, verdict: None, relevance: None, abstained: None, comparisons: Vec::new() }
+        Prediction { id: id.into(), label, confidence, evidence, sql: Vec::new(), tool_calls: None, refused: Vec::new(), failure: None, verdict: None, relevance: None, abstained: None, comparisons: Vec::new(), stances: Vec::new() }
     }
 
     /// Applies an abstention decision: keeps the verdict in `verdict` and, when `abstained` is
@@ -252,6 +256,67 @@ pub fn read_examples(path: &Path) -> Result<Vec<VerifyExample>> {
             Ok(VerifyExample { id: line.id, claim, evidence: line.evidence, label: line.label, database: line.database })
         })
         .collect()
+}
+
+/// A claim with evidence texts each labelled with its stance, and the claim's own label
+/// (CLIMATE-FEVER's SUPPORTS, REFUTES, DISPUTED — read as Conflicting — or NOT_ENOUGH_INFO).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StanceClaim {
+    /// `claim_id`.
+    pub id: String,
+    /// The claim.
+    pub claim: String,
+    /// The claim's label.
+    pub label: Label,
+    /// The evidence texts and their stances, in the file's order.
+    pub evidence: Vec<(String, Stance)>,
+}
+
+/// Reads stance-labelled claims (module doc), in the file's order. Every field named there is
+/// required; a claim without evidence is an error, as is a repeated `claim_id`.
+pub fn read_stance_claims(path: &Path) -> Result<Vec<StanceClaim>> {
+    let text = read_utf8(path)?;
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let claims = JsonlLines::new(&text)
+        .map(|record| {
+            let v: serde_json::Value = serde_json::from_str(record.text).map_err(|e| json_error(path, record.at, &e))?;
+            let bad = |field: &str, expected: &str, found: Option<&serde_json::Value>| Error::Parse { path: path.to_path_buf(), at: record.at, field: field.into(), expected: expected.into(), found: match found {
+                None => "nothing".into(),
+                Some(serde_json::Value::String(text)) => shorten(text),
+                Some(other) => shorten(&other.to_string()),
+            } };
+            let string = |value: Option<&serde_json::Value>, field: &str| value.and_then(serde_json::Value::as_str).map(str::to_string).ok_or_else(|| bad(field, "a string", value));
+            let id = match v.get("claim_id") {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(serde_json::Value::Number(n)) => n.to_string(),
+                other => return Err(bad("claim_id", "a string or a number", other)),
+            };
+            if let Some(&first_line) = seen.get(&id) {
+                return Err(Error::DuplicateId { path: path.to_path_buf(), id, first_line, line: record.at.line });
+            }
+            seen.insert(id.clone(), record.at.line);
+            let claim = string(v.get("claim"), "claim")?;
+            let label_text = string(v.get("claim_label"), "claim_label")?;
+            let label = Label::parse(&label_text).ok_or_else(|| bad("claim_label", "SUPPORTS, REFUTES, DISPUTED or NOT_ENOUGH_INFO", v.get("claim_label")))?;
+            let evidences = v.get("evidences").and_then(serde_json::Value::as_array).filter(|e| !e.is_empty()).ok_or_else(|| bad("evidences", "a non-empty array of {\"evidence\", \"evidence_label\"}", v.get("evidences")))?;
+            let evidence = evidences
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let text = string(e.get("evidence"), &format!("evidences[{i}].evidence"))?;
+                    let field = format!("evidences[{i}].evidence_label");
+                    let stance = string(e.get("evidence_label"), &field)?;
+                    let stance = Stance::parse(&stance).ok_or_else(|| bad(&field, "SUPPORTS, REFUTES or NOT_ENOUGH_INFO", e.get("evidence_label")))?;
+                    Ok((text, stance))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(StanceClaim { id, claim, label, evidence })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if claims.is_empty() {
+        return Err(Error::Empty { path: path.to_path_buf(), what: "no stance-labelled claims".into(), hint: "give CLIMATE-FEVER's JSONL, e.g. data/climate-fever/claims.jsonl".into() });
+    }
+    Ok(claims)
 }
 
 /// Reads the evidence given per claim (`verify --evidence`): evidence JSONL (`evidence` and/or

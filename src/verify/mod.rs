@@ -18,7 +18,8 @@
 //!   SQLite databases.
 //! - [`model`]: quantir's own trained verifier, the one that works out of the box: a linear model
 //!   over character n-grams of claim and evidence (and, on request, dense-encoder and
-//!   numeric-consistency features), its calibration and its abstention.
+//!   numeric-consistency features), its calibration and its abstention; and the per-evidence
+//!   stance model, whose verdict is aggregated from each text's stance.
 //! - [`nli`] runs a sequence-classification ONNX model; [`llm`] asks an OpenAI-compatible chat
 //!   API (through [`crate::llm`]); [`agent`] lets such a model query a database.
 //! - [`pipeline`] turns a verifier spec into a verifier and a run's evidence into verdicts, with
@@ -39,8 +40,76 @@ pub mod pipeline;
 #[cfg(feature = "plots")]
 pub mod plot;
 
-pub use data::{read_evidence, read_examples, read_gold, read_predictions, Abstention, Gold, NeiCategory, Prediction, VerifyExample};
+pub use data::{read_evidence, read_examples, read_gold, read_predictions, read_stance_claims, Abstention, Gold, NeiCategory, Prediction, StanceClaim, VerifyExample};
 pub use scores::{fold_macro_f1, fold_scores, match_predictions, nei_categories, score, score_outcomes, CategoryScores, ClassScores, Coverage, Judged, ToolCallStats, VerifyScores};
+
+/// What one evidence text says of a claim: the per-evidence judgement a verdict is aggregated
+/// from (`model::stance`), and CLIMATE-FEVER's sentence labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stance {
+    /// The text supports the claim.
+    Supports,
+    /// The text refutes it.
+    Refutes,
+    /// The text does not bear on it (CLIMATE-FEVER's NOT_ENOUGH_INFO).
+    DoesNotBear,
+}
+
+impl Stance {
+    /// Every stance, in the order of a stance model's probabilities.
+    pub const ALL: [Stance; 3] = [Stance::Supports, Stance::Refutes, Stance::DoesNotBear];
+
+    /// Reads a stance as datasets spell it (case-insensitive): CLIMATE-FEVER's SUPPORTS, REFUTES,
+    /// NOT_ENOUGH_INFO, and NLI's entailment, contradiction, neutral.
+    pub fn parse(text: &str) -> Option<Stance> {
+        match text.trim().to_lowercase().as_str() {
+            "supports" | "support" | "entailment" | "entails" => Some(Stance::Supports),
+            "refutes" | "refute" | "contradiction" | "contradicts" => Some(Stance::Refutes),
+            "not_enough_info" | "not enough info" | "neutral" | "does_not_bear" | "does not bear" => Some(Stance::DoesNotBear),
+            _ => None,
+        }
+    }
+
+    /// The position in [`Stance::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The name printed and shown on a card.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stance::Supports => "supports",
+            Stance::Refutes => "refutes",
+            Stance::DoesNotBear => "does not bear",
+        }
+    }
+
+    /// The verdict this text alone would give (supports: True, refutes: False, does not bear:
+    /// Not Enough Info): how stances are scored with [`score`].
+    pub fn verdict(self) -> Label {
+        match self {
+            Stance::Supports => Label::True,
+            Stance::Refutes => Label::False,
+            Stance::DoesNotBear => Label::NotEnoughInfo,
+        }
+    }
+}
+
+/// One evidence text's stance on a claim, with the model's probabilities.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EvidenceStance {
+    /// The most probable stance.
+    pub stance: Stance,
+    /// Its probability.
+    pub probability: f64,
+    /// The probability that the text supports the claim.
+    pub supports: f64,
+    /// That it refutes it.
+    pub refutes: f64,
+    /// That it does not bear on it.
+    pub does_not_bear: f64,
+}
 
 /// A verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -69,7 +138,7 @@ impl Label {
         match text.trim().to_lowercase().as_str() {
             "true" | "supported" | "supports" | "entailment" | "entailed" | "correct" => Some(Label::True),
             "false" | "refuted" | "refutes" | "contradiction" | "contradicted" | "incorrect" => Some(Label::False),
-            "half true/false" | "half-true" | "half true" | "conflicting" | "mixture" | "mixed" | "neutral" => Some(Label::Conflicting),
+            "half true/false" | "half-true" | "half true" | "conflicting" | "disputed" | "mixture" | "mixed" | "neutral" => Some(Label::Conflicting),
             "not enough info" | "not-enough-info" | "not_enough_info" | "not enough information" | "notenoughinfo" | "nei" | "cannot be verified" => Some(Label::NotEnoughInfo),
             _ => None,
         }
@@ -154,12 +223,19 @@ impl LabelSet {
     }
 }
 
-/// Which verifier (`--verifier`), parsed once from `trained:DIR`, `onnx:DIR` or `llm:MODEL`.
+/// The file a stance model is saved in (`model::stance`), which names its folder as one.
+pub const STANCE_FILE: &str = "stance.json";
+
+/// Which verifier (`--verifier`), parsed once from `trained:DIR`, `stance:DIR`, `onnx:DIR` or
+/// `llm:MODEL`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum VerifierSpec {
     /// quantir's trained verifier, from `quantir train-verifier`.
     Trained(std::path::PathBuf),
+    /// Per-evidence stances aggregated into a verdict, from `quantir train-stance`
+    /// ([`model::stance`]).
+    Stance(std::path::PathBuf),
     /// A sequence-classification ONNX model with `quantir-verifier.json` ([`nli`]).
     Onnx(std::path::PathBuf),
     /// An OpenAI-compatible chat model ([`llm`]; with a database, [`agent`]).
@@ -173,26 +249,29 @@ impl std::str::FromStr for VerifierSpec {
         let (kind, value) = s.split_once(':').unwrap_or((s, ""));
         match (kind, value.is_empty()) {
             ("trained", false) => Ok(VerifierSpec::Trained(value.into())),
+            ("stance", false) => Ok(VerifierSpec::Stance(value.into())),
             ("onnx", false) => Ok(VerifierSpec::Onnx(value.into())),
             ("llm", false) => Ok(VerifierSpec::Llm(value.into())),
-            _ => Err(format!("unknown verifier {s:?}: use trained:DIR, onnx:DIR or llm:MODEL")),
+            _ => Err(format!("unknown verifier {s:?}: use trained:DIR, stance:DIR, onnx:DIR or llm:MODEL")),
         }
     }
 }
 
 impl VerifierSpec {
-    /// `spec` as written (`trained:DIR`, `onnx:DIR`, `llm:MODEL`) or, failing that, a bare folder
-    /// holding a trained verifier (`verifier.json`) or an ONNX one (`quantir-verifier.json`), as
-    /// Python's `Verifier.load` takes it.
+    /// `spec` as written (`trained:DIR`, `stance:DIR`, `onnx:DIR`, `llm:MODEL`) or, failing that,
+    /// a bare folder holding a trained verifier (`verifier.json`), a stance model (`stance.json`)
+    /// or an ONNX one (`quantir-verifier.json`), as Python's `Verifier.load` takes it.
     pub fn parse_or_folder(spec: &str) -> std::result::Result<VerifierSpec, String> {
         spec.parse().or_else(|e| {
             let folder = std::path::Path::new(spec);
             if folder.join("verifier.json").is_file() {
                 Ok(VerifierSpec::Trained(spec.into()))
+            } else if folder.join(STANCE_FILE).is_file() {
+                Ok(VerifierSpec::Stance(spec.into()))
             } else if folder.join("quantir-verifier.json").is_file() {
                 Ok(VerifierSpec::Onnx(spec.into()))
             } else {
-                Err(format!("{e}, or a folder holding verifier.json or quantir-verifier.json"))
+                Err(format!("{e}, or a folder holding verifier.json, stance.json or quantir-verifier.json"))
             }
         })
     }
@@ -231,14 +310,16 @@ mod tests {
     #[test]
     fn a_verifier_is_named_by_its_spec_or_its_folder() {
         let dir = tempfile::tempdir().unwrap();
-        let (trained, onnx) = (dir.path().join("trained"), dir.path().join("onnx"));
-        for (folder, file) in [(&trained, "verifier.json"), (&onnx, "quantir-verifier.json")] {
+        let (trained, stance, onnx) = (dir.path().join("trained"), dir.path().join("stance"), dir.path().join("onnx"));
+        for (folder, file) in [(&trained, "verifier.json"), (&stance, STANCE_FILE), (&onnx, "quantir-verifier.json")] {
             std::fs::create_dir(folder).unwrap();
             std::fs::write(folder.join(file), "{}").unwrap();
         }
         let text = |p: &std::path::Path| p.to_str().unwrap().to_string();
         assert_eq!(VerifierSpec::parse_or_folder(&text(&trained)), Ok(VerifierSpec::Trained(trained.clone())));
+        assert_eq!(VerifierSpec::parse_or_folder(&text(&stance)), Ok(VerifierSpec::Stance(stance.clone())));
         assert_eq!(VerifierSpec::parse_or_folder(&text(&onnx)), Ok(VerifierSpec::Onnx(onnx.clone())));
+        assert_eq!(VerifierSpec::parse_or_folder(&format!("stance:{}", text(&onnx))), Ok(VerifierSpec::Stance(onnx.clone())));
         assert_eq!(VerifierSpec::parse_or_folder("llm:gpt-4o"), Ok(VerifierSpec::Llm("gpt-4o".into())));
         // The prefix wins over what a folder holds; a folder with neither file is refused.
         assert_eq!(VerifierSpec::parse_or_folder(&format!("onnx:{}", text(&trained))), Ok(VerifierSpec::Onnx(trained.clone())));

@@ -13,6 +13,14 @@
 //! the verdict is the most probable one among the allowed labels (`--labels`; ties: True, then
 //! False, then Conflicting), its confidence renormalised over them; a claim without evidence gets
 //! [`LabelSet::fallback`] (Conflicting, or False for a binary task) with confidence 0.
+//!
+//! **Stances.** Each text also gets its stance (`Prediction::stances`): the probability of the
+//! labels mapped to True is its support, of those mapped to False its refutation, and the rest
+//! (Conflicting, Not Enough Info, unmapped labels) that it does not bear on the claim. With
+//! `"aggregation": {"bears": 0.5, "both": 0.5}` in `quantir-verifier.json` the verdict is
+//! aggregated from the stances as the stance verifier's is
+//! ([`crate::verify::model::stance::Aggregation`]: thresholds a user chooses for the model)
+//! instead of by the average above.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -20,6 +28,7 @@ use std::sync::Mutex;
 use ort::session::Session;
 use ort::value::Tensor;
 
+use super::model::stance::{judged, Aggregation};
 use super::{Label, LabelSet, Prediction, VerifyExample};
 use crate::error::{Error, Result};
 use crate::io::Progress;
@@ -38,6 +47,9 @@ pub struct NliConfig {
     /// Tokens per (evidence, claim) pair.
     #[serde(default = "default_max_length")]
     pub max_length: usize,
+    /// Aggregate the verdict from the texts' stances with these thresholds (module doc).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<Aggregation>,
 }
 
 fn default_max_length() -> usize {
@@ -51,6 +63,7 @@ pub struct NliVerifier {
     /// For each logit, the verdict it counts for.
     verdicts: Vec<Option<Label>>,
     has_token_types: bool,
+    aggregation: Option<Aggregation>,
 }
 
 impl NliVerifier {
@@ -79,7 +92,7 @@ impl NliVerifier {
         let ort_error = |e: ort::Error| bad(format!("{}: {e}", model.display()));
         let session = Session::builder(env).map_err(ort_error)?.with_intra_threads(2).map_err(|e| ort_error(e.into()))?.commit_from_file(&model).map_err(ort_error)?;
         let has_token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
-        Ok(NliVerifier { tokenizer, session: Mutex::new(session), verdicts, has_token_types })
+        Ok(NliVerifier { tokenizer, session: Mutex::new(session), verdicts, has_token_types, aggregation: config.aggregation })
     }
 
     /// Verdict probabilities (True, False, Conflicting) for each (evidence, claim) pair.
@@ -133,14 +146,19 @@ impl NliVerifier {
         let mut out = Vec::with_capacity(examples.len());
         for e in examples {
             let evidence: Vec<String> = e.evidence.clone();
-            let (label, confidence) = if evidence.is_empty() {
-                (labels.fallback(), 0.0)
-            } else {
-                let probabilities = self.pair_probabilities(evidence.iter().map(|ev| (ev.clone(), e.claim.clone())).collect())?;
-                let mean: [f64; 4] = std::array::from_fn(|c| probabilities.iter().map(|p| p[c]).sum::<f64>() / probabilities.len() as f64);
-                labels.pick(&mean)
+            let probabilities = if evidence.is_empty() { Vec::new() } else { self.pair_probabilities(evidence.iter().map(|ev| (ev.clone(), e.claim.clone())).collect())? };
+            let stances: Vec<[f64; 3]> = probabilities.iter().map(|p| [p[Label::True.index()], p[Label::False.index()], (1.0 - p[Label::True.index()] - p[Label::False.index()]).max(0.0)]).collect();
+            let (label, confidence) = match (&self.aggregation, probabilities.is_empty()) {
+                (_, true) => (labels.fallback(), 0.0),
+                (Some(aggregation), false) => aggregation.verdict_among(&stances, labels),
+                (None, false) => {
+                    let mean: [f64; 4] = std::array::from_fn(|c| probabilities.iter().map(|p| p[c]).sum::<f64>() / probabilities.len() as f64);
+                    labels.pick(&mean)
+                }
             };
-            out.push(Prediction::verdict(e.id.clone(), label, confidence, evidence));
+            let mut prediction = Prediction::verdict(e.id.clone(), label, confidence, evidence);
+            prediction.stances = stances.into_iter().map(judged).collect();
+            out.push(prediction);
             progress.advance(1);
         }
         progress.finish();

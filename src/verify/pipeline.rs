@@ -4,7 +4,9 @@
 //! - **Evidence**: each claim's evidence texts, from a run and its index ([`examples_from_run`]),
 //!   given with the claims, or (in the server) its own search's hits; the pipeline reads the first
 //!   [`Pipeline::top`] of them, whatever the caller passes.
-//! - **Verifier** ([`Verifier`], opened from a [`VerifierSpec`]): trained, ONNX or LLM.
+//! - **Verifier** ([`Verifier`], opened from a [`VerifierSpec`]): trained, stance, ONNX or LLM. A
+//!   stance verifier also gives each text read its stance (`Prediction::stances`; in the server,
+//!   each hit read its `stance`).
 //! - **Abstention** (`abstain.rs`), when on: relevance from the claim and the texts read, and the
 //!   verdict's confidence (calibrated for a trained verifier with a temperature; as given by the
 //!   others), against the rule's thresholds. A trained verifier's folder carries its rule
@@ -17,8 +19,9 @@ use super::model::abstain::AbstentionRule;
 use super::llm::{ContextPolicy, LlmVerifier};
 use super::nli::NliVerifier;
 use crate::analysis::quantity::{compare, comparisons, quantities, Comparison};
+use super::model::stance::StanceModel;
 use super::model::trained::TrainedVerifier;
-use super::{Label, LabelSet, Prediction, VerifierSpec, VerifyExample};
+use super::{EvidenceStance, Label, LabelSet, Prediction, VerifierSpec, VerifyExample};
 use crate::analysis::{number_spans, Analyzer, NumberSpan};
 use crate::corpus::Claim;
 use crate::engine::{Backend, EvidenceHit, RunRequest};
@@ -42,6 +45,13 @@ pub enum Verifier {
         encoder: Option<Encoder>,
         /// Its folder.
         dir: PathBuf,
+    },
+    /// Per-evidence stances aggregated into a verdict.
+    Stance {
+        /// The model.
+        model: StanceModel,
+        /// The encoder it was trained with.
+        encoder: Encoder,
     },
     /// A sequence-classification ONNX model.
     Onnx(NliVerifier),
@@ -78,6 +88,12 @@ impl Verifier {
                 };
                 Verifier::Trained { model, encoder, dir: dir.clone() }
             }
+            VerifierSpec::Stance(dir) => {
+                let model = StanceModel::load(dir)?;
+                let encoder = setup.encoder.encoder(Some(&model.encoder_dir), &setup.roots)?.expect("a folder was given");
+                model.check_encoder(&encoder)?;
+                Verifier::Stance { model, encoder }
+            }
             VerifierSpec::Onnx(dir) => Verifier::Onnx(NliVerifier::open(dir, &find_runtime(setup.encoder.runtime.as_deref(), &setup.roots)?)?),
             VerifierSpec::Llm(model) => {
                 let config = setup.llm.clone().ok_or_else(|| Error::InvalidArgument { name: "llm_url", message: "an llm: verifier needs the chat API's URL (--llm-url, QUANTIR_LLM_URL or llm_url=)".into() })?;
@@ -86,10 +102,11 @@ impl Verifier {
         })
     }
 
-    /// `trained`, `onnx` or `llm`.
+    /// `trained`, `stance`, `onnx` or `llm`.
     pub fn kind(&self) -> &'static str {
         match self {
             Verifier::Trained { .. } => "trained",
+            Verifier::Stance { .. } => "stance",
             Verifier::Onnx(_) => "onnx",
             Verifier::Llm(_) => "llm",
         }
@@ -188,6 +205,7 @@ impl Pipeline {
         let trimmed: Vec<VerifyExample> = examples.iter().map(|e| VerifyExample { evidence: e.evidence.iter().take(top).cloned().collect(), ..e.clone() }).collect();
         let mut predictions = match &self.verifier {
             Verifier::Trained { model, encoder, .. } => model.predict(&trimmed, encoder.as_ref(), top, labels, progress)?,
+            Verifier::Stance { model, encoder } => stance_predictions(model, encoder, &trimmed, labels, progress)?,
             Verifier::Onnx(v) => v.predict(&trimmed, labels, progress)?,
             Verifier::Llm(v) => v.predict(&trimmed, labels, progress)?,
         };
@@ -211,8 +229,33 @@ impl Pipeline {
         let example = VerifyExample::new(claim.id.clone(), claim.text.clone(), texts, None);
         let mut prediction = self.predict_with(std::slice::from_ref(&example), self.top, self.labels, self.abstention.as_ref(), &crate::io::NoProgress)?.remove(0);
         prediction.comparisons = evidence.hits.iter().take(prediction.evidence.len()).flat_map(|h| h.comparisons.iter().cloned()).collect();
+        let mut evidence = evidence;
+        for (hit, stance) in evidence.hits.iter_mut().zip(&prediction.stances) {
+            hit.stance = Some(*stance);
+        }
         Ok((evidence, prediction))
     }
+}
+
+/// A stance verifier's verdicts: each text's stance, the verdict aggregated from them among
+/// `labels` ([`super::model::stance::Aggregation::verdict_among`]).
+fn stance_predictions(model: &StanceModel, encoder: &Encoder, examples: &[VerifyExample], labels: LabelSet, progress: &dyn Progress) -> Result<Vec<Prediction>> {
+    progress.start("judging stances", Some(examples.len() as u64));
+    let predictions = examples
+        .iter()
+        .map(|e| {
+            let texts: Vec<&str> = e.evidence.iter().map(String::as_str).collect();
+            let stances = model.stances(encoder, &e.claim, &texts)?;
+            let probabilities: Vec<[f64; 3]> = stances.iter().map(|s| [s.supports, s.refutes, s.does_not_bear]).collect();
+            let (label, confidence) = model.aggregation.verdict_among(&probabilities, labels);
+            progress.advance(1);
+            let mut prediction = Prediction::verdict(e.id.clone(), label, confidence, e.evidence.clone());
+            prediction.stances = stances;
+            Ok(prediction)
+        })
+        .collect::<Result<Vec<_>>>();
+    progress.finish();
+    predictions
 }
 
 /// One hit as a fact-checker reads it: the engine's hit, where the claim's numbers appear in its
@@ -226,6 +269,9 @@ pub struct ReadHit {
     pub highlights: Vec<NumberSpan>,
     /// The claim's quantities beside this hit's (`quantity.rs`; `passage` is the hit's position).
     pub comparisons: Vec<Comparison>,
+    /// The hit's stance on the claim, when a stance verifier read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stance: Option<EvidenceStance>,
 }
 
 /// One claim's evidence as read ([`read_evidence`]).
@@ -254,7 +300,7 @@ pub fn read_evidence(backend: &dyn Backend, claim: &Claim, request: &RunRequest<
             let highlights = number_spans(&hit.evidence.text).into_iter().filter(|s| claim_numbers.contains(&s.value)).collect();
             let passage = crate::corpus::passage(&hit.evidence.title, &hit.evidence.text);
             let comparisons = compare(&claim_quantities, &[quantities(&passage)]).into_iter().map(|c| Comparison { passage: i, ..c }).collect();
-            ReadHit { hit, highlights, comparisons }
+            ReadHit { hit, highlights, comparisons, stance: None }
         })
         .collect();
     Ok(ReadEvidence { subqueries: evidence.plan.subqueries, hits, generation: evidence.generation })

@@ -19,6 +19,7 @@ pub mod plan;
 mod scifact;
 mod regression;
 pub mod serve;
+pub mod stance;
 mod update;
 mod util;
 mod verify;

@@ -298,16 +298,7 @@ fn verify_endpoint_and_verdict_panel() {
     assert!(judged.contains(&("claim: about 10% — evidence: 10% (2010), +0%", "agrees")), "{judged:?}");
     let health: serde_json::Value = reqwest::blocking::get(format!("{}/api/health", server.url)).unwrap().json().unwrap();
     assert_eq!((health["verifier"]["kind"].as_str(), health["verifier"]["abstains"].as_bool()), (Some("trained"), Some(true)));
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| std::path::Path::new(p).exists()).expect("chromium (scripts/test.sh installs it)");
-    let url = format!("{}/?claim={}&date=2023-04-24", server.url, "Says%20the%20military%20accounts%20for%20about%2010%20percent%20of%20Florida%27s%20economy.");
-    let dom = Command::new(chromium)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--virtual-time-budget=15000"])
-        .arg(format!("--user-data-dir={}", dir.path().join("profile").display()))
-        .arg("--dump-dom")
-        .arg(&url)
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = page_dom(&format!("{}/?claim={}&date=2023-04-24", server.url, "Says%20the%20military%20accounts%20for%20about%2010%20percent%20of%20Florida%27s%20economy."), dir.path());
     assert!(dom.contains("<b>Verdict: Not Enough Info</b>"), "the verdict panel says Not Enough Info:\n{dom}");
     assert!(dom.contains("None of the top 3 documents bears on the claim (relevance "), "and why:\n{dom}");
     assert!(dom.contains("<li>claim: about 10% — evidence: 10% (2010), +0%<span class=\"agrees\"> · agrees</span></li>"), "the numbers side by side, and whether they agree:\n{dom}");
@@ -316,6 +307,52 @@ fn verify_endpoint_and_verdict_panel() {
     let (status, json) = post(&format!("{}/api/verify", server.url), serde_json::json!({"claim": FLORIDA, "date": "2023-04-24"}).to_string());
     assert_eq!(status, 200, "{json}");
     assert!(["True", "False", "Conflicting"].contains(&json["label"].as_str().unwrap()) && json.get("abstained").is_none(), "{json}");
+}
+
+/// The page at `url` as headless Chromium leaves it after its requests (a profile under `work`).
+pub fn page_dom(url: &str, work: &std::path::Path) -> String {
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| std::path::Path::new(p).exists()).expect("Debian's chromium (scripts/test.sh installs it)");
+    let dom = Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--virtual-time-budget=15000"])
+        .arg(format!("--user-data-dir={}", work.join("profile").display()))
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&dom.stdout).into_owned()
+}
+
+/// With `--verifier stance:DIR` (no abstention rule of its own, so none by default): the hits read
+/// carry their stance through `/api/verify`, the others none, and the page marks the cards read
+/// with it; `quantir verify` on the same texts gives the same verdict and stances.
+#[test]
+fn stance_verifier_marks_the_cards_it_read() {
+    let (dir, index) = sample_index();
+    let spec = format!("stance:{}", crate::stance::trained().display());
+    let server = Server::start_with(&index, &["--verifier", &spec]);
+    let claim = "Two men were sentenced to eight months in prison for throwing bacon at a mosque.";
+    let (status, json) = post(&format!("{}/api/verify", server.url), serde_json::json!({"claim": claim, "date": "2016-11-02", "k": 5}).to_string());
+    assert_eq!(status, 200, "{json}");
+    let hits = json["evidence"].as_array().unwrap();
+    assert_eq!((json["read"].as_u64(), hits.len()), (Some(3), 5), "{json}");
+    assert!(hits[..3].iter().all(|h| ["supports", "refutes", "does_not_bear"].contains(&h["stance"]["stance"].as_str().unwrap())), "{json}");
+    assert!(hits[3..].iter().all(|h| h.get("stance").is_none()), "{json}");
+    let health: serde_json::Value = reqwest::blocking::get(format!("{}/api/health", server.url)).unwrap().json().unwrap();
+    assert_eq!((health["verifier"]["kind"].as_str(), health["verifier"]["abstains"].as_bool()), (Some("stance"), Some(false)));
+    let passages: Vec<String> = hits[..3].iter().map(|h| quantir::corpus::passage(h["title"].as_str().unwrap(), h["text"].as_str().unwrap())).collect();
+    let given = crate::util::write(dir.path(), "given.jsonl", serde_json::json!({"id": "val-115", "claim": claim, "evidence": passages}).to_string() + "\n");
+    let cli_pred = dir.path().join("cli.jsonl");
+    crate::util::quantir().args(["verify", "--verifier", &spec, "--claims"]).arg(&given).arg("--output").arg(&cli_pred).assert().success();
+    let cli: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&cli_pred).unwrap().trim()).unwrap();
+    assert_eq!((&cli["label"], &cli["confidence"]), (&json["label"], &json["confidence"]));
+    let served: Vec<&serde_json::Value> = hits[..3].iter().map(|h| &h["stance"]).collect();
+    assert_eq!(cli["stances"].as_array().unwrap().iter().collect::<Vec<_>>(), served);
+    let dom = page_dom(&format!("{}/?claim={}&date=2016-11-02&k=5", server.url, claim.replace(' ', "%20")), dir.path());
+    assert_eq!(dom.matches("<span class=\"stance ").count(), 3, "the three cards read carry their stance:\n{dom}");
+    let first = hits[0]["stance"]["stance"].as_str().unwrap();
+    let words = match first { "supports" => "supports the claim", "refutes" => "refutes the claim", _ => "does not bear on the claim" };
+    assert!(dom.contains(&format!("<span class=\"stance {first}\"")) && dom.contains(words), "{dom}");
+    assert!(dom.contains(&format!("<b>Verdict: {}</b>", json["label"].as_str().unwrap())), "{dom}");
 }
 
 /// Dense and hybrid retrieval through the API, with the encoder the index was built with.

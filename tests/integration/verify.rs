@@ -173,7 +173,7 @@ fn train_cross_validate_and_verify() {
     let run = dir.path().join("run.trec");
     quantir().args(["run", "-k", "3", "--index"]).arg(&index).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--output").arg(&run).assert().success();
     quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--claims").arg(repo().join("data/quantemp-sample/claims.jsonl")).arg("--run").arg(&run).arg("--index").arg(&index).arg("--output").arg(&preds).assert().success().stderr(contains("verified 12 claims"));
-    quantir().args(["verify", "--verifier", "bert:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(2).stderr(contains("unknown verifier \"bert:nowhere\": use trained:DIR, onnx:DIR or llm:MODEL"));
+    quantir().args(["verify", "--verifier", "bert:nowhere", "--claims"]).arg(&claims).arg("--output").arg(&preds).assert().code(2).stderr(contains("unknown verifier \"bert:nowhere\": use trained:DIR, stance:DIR, onnx:DIR or llm:MODEL"));
     quantir().args(["verify", "--abstain", "--verifier", "llm:m", "--database"]).arg(dir.path()).arg("--claims").arg(&claims).arg("--output").arg(&preds).assert().code(1).stderr(contains("--abstain and --abstention-rule do not apply with --database"));
     // Evidence given per claim (--evidence), matched by id, and a binary task (--labels true,false).
     let sample: Vec<serde_json::Value> = std::fs::read_to_string(repo().join("data/quantemp-sample/claims.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -266,7 +266,9 @@ fn llm_verifier_reasks_once_and_caches() {
 }
 
 /// `onnx:DIR` with a small synthetic sequence-classification model (scripts/oracle/make_nli_model.py):
-/// every verdict and confidence equals Python onnxruntime's under the documented combination rule.
+/// every verdict, confidence and per-text stance equals Python onnxruntime's under the documented
+/// combination rule, and with `"aggregation"` in its config, the verdict aggregated from the
+/// stances equals the rule as the script writes it.
 #[test]
 fn onnx_verifier_equals_python_onnxruntime() {
     let dir = tempfile::tempdir().unwrap();
@@ -286,28 +288,50 @@ fn onnx_verifier_equals_python_onnxruntime() {
         .output()
         .unwrap();
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
-    let preds = dir.path().join("pred.jsonl");
-    quantir()
-        .args(["verify", "--verifier"])
-        .arg(format!("onnx:{}", model.display()))
-        .arg("--ort-lib")
-        .arg(repo().join("models/onnxruntime/libonnxruntime.so"))
-        .arg("--claims")
-        .arg(&claims)
-        .arg("--output")
-        .arg(&preds)
-        .assert()
-        .success();
+    let verify = |name: &str| {
+        let preds = dir.path().join(name);
+        quantir()
+            .args(["verify", "--verifier"])
+            .arg(format!("onnx:{}", model.display()))
+            .arg("--ort-lib")
+            .arg(repo().join("models/onnxruntime/libonnxruntime.so"))
+            .arg("--claims")
+            .arg(&claims)
+            .arg("--output")
+            .arg(&preds)
+            .assert()
+            .success();
+        std::fs::read_to_string(&preds).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect::<Vec<serde_json::Value>>()
+    };
     let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(model.join("expected.json")).unwrap()).unwrap();
+    let close = |a: &serde_json::Value, b: &serde_json::Value| (a.as_f64().unwrap() - b.as_f64().unwrap()).abs() < 1e-5;
     let mut labels = std::collections::HashSet::new();
-    for line in std::fs::read_to_string(&preds).unwrap().lines() {
-        let p: serde_json::Value = serde_json::from_str(line).unwrap();
+    for p in verify("pred.jsonl") {
         let want = &expected[p["id"].as_str().unwrap()];
         assert_eq!(p["label"], want[0], "claim {}", p["id"]);
-        assert!((p["confidence"].as_f64().unwrap() - want[1].as_f64().unwrap()).abs() < 1e-5, "claim {}: {} vs {}", p["id"], p["confidence"], want[1]);
+        assert!(close(&p["confidence"], &want[1]), "claim {}: {} vs {}", p["id"], p["confidence"], want[1]);
         labels.insert(p["label"].as_str().unwrap().to_string());
+        let stances = p.get("stances").and_then(|s| s.as_array()).cloned().unwrap_or_default();
+        assert_eq!(stances.len(), want[2].as_array().unwrap().len(), "claim {}", p["id"]);
+        for (got, want) in stances.iter().zip(want[2].as_array().unwrap()) {
+            for (k, name) in ["supports", "refutes", "does_not_bear"].into_iter().enumerate() {
+                assert!(close(&got[name], &want[k]), "claim {}: {name} {} vs {}", p["id"], got[name], want[k]);
+            }
+        }
     }
     assert!(labels.len() >= 2, "the synthetic model gives varied verdicts: {labels:?}");
+    let config_path = model.join("quantir-verifier.json");
+    let mut config: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    config["aggregation"] = serde_json::json!({"bears": 0.4, "both": 0.3});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let mut aggregated = std::collections::HashSet::new();
+    for p in verify("aggregated.jsonl") {
+        let want = &expected[p["id"].as_str().unwrap()];
+        assert_eq!(p["label"], want[3], "claim {}", p["id"]);
+        assert!(close(&p["confidence"], &want[4]), "claim {}: {} vs {}", p["id"], p["confidence"], want[4]);
+        aggregated.insert(p["label"].as_str().unwrap().to_string());
+    }
+    assert!(aggregated.len() >= 2, "aggregated verdicts vary: {aggregated:?}");
 }
 
 /// The character n-gram TF-IDF equals scikit-learn's `TfidfVectorizer(analyzer="char_wb",

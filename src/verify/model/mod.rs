@@ -8,6 +8,8 @@
 //! - [`calibrate`]: temperature scaling, reliability bins and selective-prediction curves.
 //! - [`abstain`]: Not Enough Info when the evidence does not bear on the claim or the verdict is
 //!   unsure, with thresholds chosen on held-out folds.
+//! - [`stance`]: each evidence text's stance on the claim (supports, refutes, does not bear on
+//!   it) from the encoder's vectors, and a verdict aggregated from the stances.
 //! - [`trained`]: training (cross-validated), saving and loading the whole.
 //!
 //! Uses only [`crate::verify`]'s vocabulary and [`super::evidence`]; nothing here knows of the
@@ -17,5 +19,6 @@ pub mod abstain;
 pub mod calibrate;
 mod features;
 mod linear;
+pub mod stance;
 pub mod text;
 pub mod trained;
