@@ -79,20 +79,32 @@ fn stance_verifier_reads_the_evidence_and_numbers_written_as_words() {
     let swapped = &predictions[1];
     assert_eq!((swapped["label"].as_str(), swapped["stances"][0]["stance"].as_str()), (Some("Not Enough Info"), Some("does_not_bear")), "{swapped}");
 
-    // Another encoder's vectors (here: the same name, other weights) are refused, not judged.
+    // Another encoder's vectors (here: the same name, other weights) are refused, not judged; so
+    // is a damaged model: weights cut short, a temperature that is no temperature.
     let copy = tmp.path().join("stance");
     std::fs::create_dir(&copy).unwrap();
-    let mut model: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(trained().join("stance.json")).unwrap()).unwrap();
-    model["encoder_sha256"] = "0".repeat(64).into();
-    std::fs::write(copy.join("stance.json"), model.to_string()).unwrap();
-    quantir()
-        .args(["verify", "--verifier", &format!("stance:{}", copy.display()), "--claims"])
-        .arg(&claims)
-        .arg("--output")
-        .arg(tmp.path().join("other.jsonl"))
-        .assert()
-        .failure()
-        .stderr(contains("the stance model was trained on the vectors of").and(contains("quantir train-stance")));
+    let original: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(trained().join("stance.json")).unwrap()).unwrap();
+    type Damage = fn(&mut serde_json::Value);
+    let damages: [(&str, Damage, &str); 3] = [
+        ("encoder_sha256", |m| m["encoder_sha256"] = "0".repeat(64).into(), "the stance model was trained on the vectors of"),
+        ("model.weights", |m| m["model"]["weights"].as_array_mut().unwrap().truncate(10), "field \"model.weights\": expected 3 × (4 × dim + 4) = 4620 values for dim 384, found 10 values"),
+        ("temperature", |m| m["temperature"] = (-1.0).into(), "field \"temperature\": expected a positive number"),
+    ];
+    for (what, damage, message) in damages {
+        let mut model = original.clone();
+        damage(&mut model);
+        std::fs::write(copy.join("stance.json"), model.to_string()).unwrap();
+        let out = tmp.path().join("other.jsonl");
+        quantir()
+            .args(["verify", "--verifier", &format!("stance:{}", copy.display()), "--claims"])
+            .arg(&claims)
+            .arg("--output")
+            .arg(&out)
+            .assert()
+            .failure()
+            .stderr(contains(message).and(contains("quantir train-stance")));
+        assert!(!out.exists(), "{what}: no predictions from a refused model");
+    }
 }
 
 #[test]
