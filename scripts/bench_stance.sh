@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The stance verifier, measured (README "Per-evidence stance"): its 5-fold cross-validation grouped
 # by claim on CLIMATE-FEVER (beside the trained verifier's baseline, scripts/bench_verify_climate_fever.sh),
-# QuanTemp's 3,084 validation claims with their top-3 BM25 evidence verified by it, and its
+# QuanTemp's 3,084 validation claims with their top-3 BM25 evidence and its 249 test claims with the
+# fact-checker's justification verified by it, and its
 # prediction speed on one core (one encoder worker) over CLIMATE-FEVER's 768 claims with their
 # five sentences, and the encoder's share of it. Writes bench/runs/DATE-vm/stance-climate-fever.txt.
 # About 7 minutes on 2 cores; run it on an idle machine (the speed is measured on one core).
@@ -20,6 +21,11 @@ mkdir -p "$work" "$(dirname "$out")"
     echo "== QuanTemp validation (3,084 claims, top-3 BM25 evidence), verified by the stance verifier"
     $q verify --claims data/quantemp-val/val_claimonly_evidence_question_mapping.json --verifier "stance:$work/model" --output "$work/quantemp-val.pred.jsonl" 2>&1
     $q verify-eval --gold data/quantemp-val/val_claimonly_evidence_question_mapping.json --pred "$work/quantemp-val.pred.jsonl"
+    echo
+    echo "== QuanTemp test, the 249 claims with the fact-checker's justification as evidence (GPT-4o: 0.5633)"
+    .venv/bin/python scripts/bench/quantemp_gpt4o.py data/quantemp-test-gpt4o/model_gpt4o_test_results.csv "$work/test249"
+    $q verify --verifier "stance:$work/model" --claims "$work/test249/claims.jsonl" --top 1 --output "$work/test249/stance.jsonl" 2>&1
+    $q verify-eval --gold "$work/test249/gold.jsonl" --pred "$work/test249/stance.jsonl" | head -3
     echo
     echo "== prediction speed, one encoder worker: 768 claims with their 5 sentences"
     python3 -c "
