@@ -90,7 +90,7 @@ fn document(retrievers: &[Retriever], verifies: bool) -> serde_json::Value {
                 "comparisons": {"type": "array", "items": {"$ref": "#/components/schemas/Comparison"}},
                 "stance": {"$ref": "#/components/schemas/Stance"}
             }},
-            "Stance": {"type": "object", "description": "the hit's stance on the claim, when a stance verifier (--verifier stance:DIR) read it (POST /api/verify)", "properties": {
+            "Stance": {"type": "object", "description": "the hit's stance on the claim, when a stance or ONNX verifier (--verifier stance:DIR, onnx:DIR) read it (POST /api/verify)", "properties": {
                 "stance": {"type": "string", "enum": ["supports", "refutes", "does_not_bear"]}, "probability": {"type": "number", "description": "the stance's probability"},
                 "supports": {"type": "number"}, "refutes": {"type": "number"}, "does_not_bear": {"type": "number"}
             }},

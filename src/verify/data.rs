@@ -139,7 +139,8 @@ pub struct Prediction {
     /// The claim's quantities beside the evidence's (`quantity.rs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<Comparison>,
-    /// Each evidence text's stance on the claim, in `evidence`'s order (a `stance:` verifier).
+    /// Each evidence text's stance on the claim, in `evidence`'s order (a `stance:` or `onnx:`
+    /// verifier).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stances: Vec<EvidenceStance>,
 }

@@ -5,8 +5,8 @@
 //!   given with the claims, or (in the server) its own search's hits; the pipeline reads the first
 //!   [`Pipeline::top`] of them, whatever the caller passes.
 //! - **Verifier** ([`Verifier`], opened from a [`VerifierSpec`]): trained, stance, ONNX or LLM. A
-//!   stance verifier also gives each text read its stance (`Prediction::stances`; in the server,
-//!   each hit read its `stance`).
+//!   stance or ONNX verifier also gives each text read its stance (`Prediction::stances`; in the
+//!   server, each hit read its `stance`).
 //! - **Abstention** (`abstain.rs`), when on: relevance from the claim and the texts read, and the
 //!   verdict's confidence (calibrated for a trained verifier with a temperature; as given by the
 //!   others), against the rule's thresholds. A trained verifier's folder carries its rule
@@ -269,7 +269,7 @@ pub struct ReadHit {
     pub highlights: Vec<NumberSpan>,
     /// The claim's quantities beside this hit's (`quantity.rs`; `passage` is the hit's position).
     pub comparisons: Vec<Comparison>,
-    /// The hit's stance on the claim, when a stance verifier read it.
+    /// The hit's stance on the claim, when a stance or ONNX verifier read it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stance: Option<EvidenceStance>,
 }
