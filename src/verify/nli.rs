@@ -91,6 +91,9 @@ impl NliVerifier {
         let model = dir.join(&config.model);
         let ort_error = |e: ort::Error| bad(format!("{}: {e}", model.display()));
         let session = Session::builder(env).map_err(ort_error)?.with_intra_threads(2).map_err(|e| ort_error(e.into()))?.commit_from_file(&model).map_err(ort_error)?;
+        if let Some(aggregation) = &config.aggregation {
+            aggregation.check().map_err(|found| bad(format!("{}: aggregation: expected {}, found {found}", config_path.display(), Aggregation::EXPECTED)))?;
+        }
         let has_token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
         Ok(NliVerifier { tokenizer, session: Mutex::new(session), verdicts, has_token_types, aggregation: config.aggregation })
     }

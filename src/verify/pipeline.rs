@@ -19,7 +19,7 @@ use super::model::abstain::AbstentionRule;
 use super::llm::{ContextPolicy, LlmVerifier};
 use super::nli::NliVerifier;
 use crate::analysis::quantity::{compare, comparisons, quantities, Comparison};
-use super::model::stance::StanceModel;
+use super::model::stance::{judged, StanceModel};
 use super::model::trained::TrainedVerifier;
 use super::{EvidenceStance, Label, LabelSet, Prediction, VerifierSpec, VerifyExample};
 use crate::analysis::{number_spans, Analyzer, NumberSpan};
@@ -241,21 +241,22 @@ impl Pipeline {
 /// `labels` ([`super::model::stance::Aggregation::verdict_among`]).
 fn stance_predictions(model: &StanceModel, encoder: &Encoder, examples: &[VerifyExample], labels: LabelSet, progress: &dyn Progress) -> Result<Vec<Prediction>> {
     progress.start("judging stances", Some(examples.len() as u64));
+    let texts: Vec<Vec<&str>> = examples.iter().map(|e| e.evidence.iter().map(String::as_str).collect()).collect();
+    let claims: Vec<(&str, &[&str])> = examples.iter().zip(&texts).map(|(e, t)| (e.claim.as_str(), t.as_slice())).collect();
+    let all = model.probabilities_of(encoder, &claims)?;
     let predictions = examples
         .iter()
-        .map(|e| {
-            let texts: Vec<&str> = e.evidence.iter().map(String::as_str).collect();
-            let stances = model.stances(encoder, &e.claim, &texts)?;
-            let probabilities: Vec<[f64; 3]> = stances.iter().map(|s| [s.supports, s.refutes, s.does_not_bear]).collect();
+        .zip(all)
+        .map(|(e, probabilities)| {
             let (label, confidence) = model.aggregation.verdict_among(&probabilities, labels);
             progress.advance(1);
             let mut prediction = Prediction::verdict(e.id.clone(), label, confidence, e.evidence.clone());
-            prediction.stances = stances;
-            Ok(prediction)
+            prediction.stances = probabilities.into_iter().map(judged).collect();
+            prediction
         })
-        .collect::<Result<Vec<_>>>();
+        .collect();
     progress.finish();
-    predictions
+    Ok(predictions)
 }
 
 /// One hit as a fact-checker reads it: the engine's hit, where the claim's numbers appear in its

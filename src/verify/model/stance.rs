@@ -74,6 +74,19 @@ pub struct Aggregation {
 }
 
 impl Aggregation {
+    /// What [`Aggregation::check`] holds the thresholds to.
+    pub const EXPECTED: &'static str = "thresholds between 0 and 1.01 (1.01: never)";
+
+    /// Refuses thresholds out of range (a damaged or hand-edited file): what was found.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let Aggregation { bears, both } = *self;
+        if (0.0..=1.01).contains(&bears) && (0.0..=1.01).contains(&both) {
+            Ok(())
+        } else {
+            Err(format!("bears {bears}, both {both}"))
+        }
+    }
+
     /// The verdict and its confidence from the stances' probabilities (in [`Stance::ALL`] order).
     pub fn verdict(&self, stances: &[[f64; 3]]) -> (Label, f64) {
         let strongest = |k: usize| stances.iter().map(|p| p[k]).fold(0.0, f64::max);
@@ -224,19 +237,27 @@ impl StanceModel {
             .collect()
     }
 
-    /// Each evidence text's stance on `claim`, encoded with `encoder` (checked once with
-    /// [`StanceModel::check_encoder`]).
-    pub fn stances(&self, encoder: &Encoder, claim: &str, evidence: &[&str]) -> Result<Vec<EvidenceStance>> {
-        if evidence.is_empty() {
-            return Ok(Vec::new());
+    /// The stance probabilities of each claim's texts with `encoder` (checked once with
+    /// [`StanceModel::check_encoder`]), every claim and every text encoded in one call each (a batch pads and runs as the encoder batches it, not claim by claim).
+    pub fn probabilities_of(&self, encoder: &Encoder, claims: &[(&str, &[&str])]) -> Result<Vec<Vec<[f64; 3]>>> {
+        let texts: Vec<&str> = claims.iter().flat_map(|(_, texts)| texts.iter().copied()).collect();
+        if texts.is_empty() {
+            return Ok(vec![Vec::new(); claims.len()]);
         }
-        let (u, _) = encoder.encode(&[claim], TextKind::Query)?;
-        let (vs, dim) = encoder.encode(evidence, TextKind::Passage)?;
+        let (us, _) = encoder.encode(&claims.iter().map(|(claim, _)| *claim).collect::<Vec<_>>(), TextKind::Query)?;
+        let (vs, dim) = encoder.encode(&texts, TextKind::Passage)?;
         if dim != self.dim {
             return Err(Error::InvalidArgument { name: "stance", message: format!("the encoder gives {dim}-dimensional vectors, the stance model was trained on {}-dimensional ones\n\nhint: train it again with quantir train-stance", self.dim) });
         }
-        let vectors: Vec<&[f32]> = vs.chunks(dim).collect();
-        Ok(self.probabilities(&u, &vectors, &numeric_signals(claim, evidence)).into_iter().map(judged).collect())
+        let mut vectors = vs.chunks(dim);
+        Ok(claims
+            .iter()
+            .zip(us.chunks(dim))
+            .map(|((claim, texts), u)| {
+                let own: Vec<&[f32]> = vectors.by_ref().take(texts.len()).collect();
+                self.probabilities(u, &own, &numeric_signals(claim, texts))
+            })
+            .collect())
     }
 
     /// Refuses an encoder other than the one the model was trained with: another name, or the
@@ -280,10 +301,7 @@ impl StanceModel {
                 return Err(bad("temperature", "a positive number".into(), t.to_string()));
             }
         }
-        let Aggregation { bears, both } = model.aggregation;
-        if !((0.0..=1.01).contains(&bears) && (0.0..=1.01).contains(&both)) {
-            return Err(bad("aggregation", "thresholds between 0 and 1.01".into(), format!("bears {bears}, both {both}")));
-        }
+        model.aggregation.check().map_err(|found| bad("aggregation", Aggregation::EXPECTED.into(), found))?;
         Ok(model)
     }
 }
