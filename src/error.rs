@@ -218,6 +218,18 @@ pub enum Error {
         why: String,
     },
 
+    /// A file of a folder artifact quantir wrote (a trained verifier, a stance model) is not the
+    /// one its provenance record says was written: refused before anything is judged with it.
+    #[error("{}: {damage}\n\nhint: {}", file.display(), remake(*artifact))]
+    ArtifactDamaged {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong with it.
+        damage: Damage,
+        /// The kind of folder it belongs to.
+        artifact: crate::provenance::Artifact,
+    },
+
     /// The folder is not a quantir index (no manifest).
     #[error("{}: not a quantir index (no CURRENT file naming a generation)\n\nhint: build one with `quantir index --corpus <CORPUS> --index {}`", path.display(), path.display())]
     NotAnIndex {
@@ -573,11 +585,21 @@ impl std::fmt::Display for Damage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Damage::Missing => f.write_str("missing"),
-            Damage::Size { expected, found } => write!(f, "{found} bytes, where the build wrote {expected}"),
-            Damage::Content { expected, found } => write!(f, "its bytes changed since the build (xxh3 {found}, the build recorded {expected})"),
+            Damage::Size { expected, found } => write!(f, "{found} bytes, where {expected} were written"),
+            Damage::Content { expected, found } => write!(f, "its bytes changed since they were written (xxh3 {found}, {expected} recorded)"),
             Damage::Malformed { expected } => write!(f, "expected {expected}"),
             Damage::Inconsistent { what } => f.write_str(what),
         }
+    }
+}
+
+/// How to make an artifact of kind `artifact` again ([`Error::ArtifactDamaged`]'s hint).
+fn remake(artifact: crate::provenance::Artifact) -> &'static str {
+    use crate::provenance::Artifact;
+    match artifact {
+        Artifact::Verifier => "train it again with `quantir train-verifier` (or restore the folder as a whole): quantir reads a verifier only as it wrote it",
+        Artifact::StanceModel => "train it again with `quantir train-stance` (or restore the folder as a whole): quantir reads a stance model only as it wrote it",
+        _ => "make it again with the command that wrote it (or restore the folder as a whole)",
     }
 }
 

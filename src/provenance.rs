@@ -20,7 +20,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Damage, Error, Result};
 use crate::io::Digest;
 
 /// What kind of artifact a record describes.
@@ -146,6 +146,10 @@ pub struct Provenance {
     /// The artifact's own bytes as written (a folder's main file), when recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<Digest>,
+    /// A folder artifact's other files read with its main file (a verifier's abstention rule),
+    /// by name, as written. Not part of the fingerprint.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub parts: std::collections::BTreeMap<String, Digest>,
     /// What making it counted (claims run, claims that fell back, …), for reports: a reused
     /// artifact's counts come from here. Not part of the fingerprint.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -169,7 +173,7 @@ impl Provenance {
         let quantir_version = env!("CARGO_PKG_VERSION").to_string();
         let analyzer_version = crate::analysis::ANALYZER_VERSION;
         let fingerprint = fingerprint_of(artifact, &quantir_version, analyzer_version, &inputs, &settings);
-        Provenance { artifact, fingerprint, quantir_version, analyzer_version, inputs, settings, output: None, counts: Default::default() }
+        Provenance { artifact, fingerprint, quantir_version, analyzer_version, inputs, settings, output: None, parts: Default::default(), counts: Default::default() }
     }
 
     /// The record with what making the artifact counted.
@@ -232,9 +236,16 @@ impl Provenance {
     }
 
     /// Writes the record into the folder artifact `dir` (`provenance.json`), with the digest of
-    /// its main file `main`.
-    pub fn write_into(self, dir: &Path, main: &str) -> Result<()> {
-        let record = self.with_output(Digest::of_file(&dir.join(main))?);
+    /// its main file `main` and of each of `parts` the folder holds ([`check_folder`] reads them
+    /// back). Written last, so a folder whose saving was cut short fails that check.
+    pub fn write_into(self, dir: &Path, main: &str, parts: &[&str]) -> Result<()> {
+        let mut record = self.with_output(Digest::of_file(&dir.join(main))?);
+        for part in parts {
+            let path = dir.join(part);
+            if path.is_file() {
+                record.parts.insert(part.to_string(), Digest::of_file(&path)?);
+            }
+        }
         write(&dir.join(FOLDER_RECORD), &record)
     }
 
@@ -256,6 +267,53 @@ impl Provenance {
 
 /// The record kept inside a folder artifact.
 pub const FOLDER_RECORD: &str = "provenance.json";
+
+/// Checks that the folder artifact `dir` of kind `artifact` is as quantir wrote it, before
+/// anything is read from it: its record is there and of that kind, its main file `main` has the
+/// digest recorded, and each of `parts` is either recorded and unchanged or absent from both the
+/// folder and the record. A file edited by hand — even into another valid model — a file copied
+/// in from another folder, or a save cut short is [`Error::ArtifactDamaged`], naming the file.
+/// Returns the record.
+pub fn check_folder(dir: &Path, artifact: Artifact, main: &str, parts: &[&str]) -> Result<Provenance> {
+    let record_path = dir.join(FOLDER_RECORD);
+    let damaged = |file: PathBuf, damage: Damage| Error::ArtifactDamaged { file, damage, artifact };
+    let record = match read(&record_path) {
+        Ok(Some(record)) => record,
+        Ok(None) => return Err(damaged(record_path, Damage::Missing)),
+        Err(e) => return Err(damaged(record_path, Damage::Malformed { expected: format!("quantir's provenance record ({e})") })),
+    };
+    if record.artifact != artifact {
+        return Err(damaged(record_path, Damage::Inconsistent { what: format!("it records a {} folder, not a {}", kind_name(record.artifact), kind_name(artifact)) }));
+    }
+    let compare = |name: &str, written: Option<&Digest>| -> Result<()> {
+        let path = dir.join(name);
+        match (written, path.is_file()) {
+            (None, false) => Ok(()),
+            (Some(_), false) => Err(damaged(path, Damage::Missing)),
+            (None, true) => Err(damaged(path, Damage::Inconsistent { what: format!("{FOLDER_RECORD} records no such file, so it was not written with this folder's model") })),
+            (Some(written), true) => {
+                let now = Digest::of_file(&path)?;
+                if &now == written {
+                    Ok(())
+                } else {
+                    Err(damaged(path, Damage::Content { expected: written.xxh3.clone(), found: now.xxh3 }))
+                }
+            }
+        }
+    };
+    match &record.output {
+        Some(written) => compare(main, Some(written))?,
+        None => return Err(damaged(record_path, Damage::Malformed { expected: format!("the digest of {main} (\"output\")") })),
+    }
+    for part in parts {
+        compare(part, record.parts.get(*part))?;
+    }
+    Ok(record)
+}
+
+fn kind_name(artifact: Artifact) -> String {
+    serde_json::to_value(artifact).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
 
 /// Where the record of the file artifact `path` is kept: `NAME.provenance.json` beside it.
 pub fn sidecar(path: &Path) -> PathBuf {
@@ -405,6 +463,33 @@ mod tests {
         assert_ne!(as_index.fingerprint, make(&a, 10).fingerprint);
         let reordered: serde_json::Value = serde_json::from_str(r#"{"depth": 100, "k": 10}"#).unwrap();
         assert_eq!(Provenance::new(Artifact::Run, vec![Input::file(Role::Claims, &a).unwrap()], &reordered).fingerprint, make(&a, 10).fingerprint);
+    }
+
+    #[test]
+    fn a_folder_is_read_only_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path();
+        std::fs::write(folder.join("model.json"), "{\"w\": 1}").unwrap();
+        std::fs::write(folder.join("rule.json"), "[0.5]").unwrap();
+        let record = || Provenance::new(Artifact::Verifier, vec![], &Settings { k: 1, depth: 1 });
+        let check = || check_folder(folder, Artifact::Verifier, "model.json", &["rule.json", "other.json"]);
+        let damage = |e: Error| match e {
+            Error::ArtifactDamaged { file, damage, .. } => (file.file_name().unwrap().to_string_lossy().into_owned(), damage),
+            e => panic!("{e}"),
+        };
+        assert_eq!(damage(check().unwrap_err()), (FOLDER_RECORD.to_string(), Damage::Missing));
+        record().write_into(folder, "model.json", &["rule.json", "other.json"]).unwrap();
+        let written = check().unwrap();
+        assert_eq!(written.parts.keys().collect::<Vec<_>>(), ["rule.json"], "only the parts the folder holds");
+        assert!(check_folder(folder, Artifact::StanceModel, "model.json", &[]).is_err(), "another kind of folder");
+        std::fs::write(folder.join("model.json"), "{\"w\": 2}").unwrap();
+        assert!(matches!(damage(check().unwrap_err()), (f, Damage::Content { .. }) if f == "model.json"), "an edit of the same length");
+        std::fs::write(folder.join("model.json"), "{\"w\": 1}").unwrap();
+        std::fs::write(folder.join("other.json"), "[]").unwrap();
+        assert!(matches!(damage(check().unwrap_err()), (f, Damage::Inconsistent { .. }) if f == "other.json"), "a part the record does not name");
+        std::fs::remove_file(folder.join("other.json")).unwrap();
+        std::fs::remove_file(folder.join("rule.json")).unwrap();
+        assert_eq!(damage(check().unwrap_err()), ("rule.json".to_string(), Damage::Missing));
     }
 
     #[test]

@@ -166,7 +166,7 @@ fn record_predictions(args: &VerifyArgs, labels: LabelSet, predictions: &[Predic
         inputs.push(Input::file(Role::Evidence, database)?);
     }
     match &args.verifier {
-        VerifierSpec::Trained(dir) => inputs.push(Input::file(Role::Verifier, &dir.join("verifier.json"))?),
+        VerifierSpec::Trained(dir) => inputs.push(Input::file(Role::Verifier, &dir.join(quantir::verify::VERIFIER_FILE))?),
         VerifierSpec::Stance(dir) => inputs.push(Input::file(Role::Model, &dir.join(quantir::verify::model::stance::STANCE_FILE))?),
         VerifierSpec::Onnx(dir) => inputs.push(Input::file(Role::Model, &dir.join("quantir-verifier.json"))?),
         VerifierSpec::Llm(_) => {}

@@ -33,6 +33,7 @@ use crate::io::Progress;
 use crate::provenance::{Artifact, Fingerprint, Input, Provenance, Role};
 use crate::retrieve::{Retriever, TemporalFilter};
 use crate::verify::pipeline::examples_from_run;
+use crate::verify::VERIFIER_FILE;
 use crate::verify::model::trained::{TrainConfig, TrainedVerifier, TrainingSet};
 use crate::verify::{fold_scores, read_gold, read_predictions, score_outcomes, Label, LabelSet, Prediction, VerifyScores};
 
@@ -264,7 +265,7 @@ impl Trainer<'_> {
                 let set = TrainingSet::prepare(examples, None, &verification.train, progress)?;
                 let (verifier, _) = TrainedVerifier::train(&set, None, &verification.train, &crate::io::NoProgress)?;
                 verifier.save(&dir)?;
-                expected.write_into(&dir, VERIFIER_FILE)?;
+                expected.write_into(&dir, VERIFIER_FILE, &[])?;
                 log(&format!("trained a verifier on {} training claims with {}'s evidence in {:.1} s into {}", set.examples.len(), planner.name(), started.elapsed().as_secs_f64(), dir.display()));
                 verifier
             };
@@ -274,9 +275,6 @@ impl Trainer<'_> {
         Ok((fingerprint.clone(), verifier))
     }
 }
-
-/// The file of a verifier folder its record digests.
-const VERIFIER_FILE: &str = "verifier.json";
 
 /// The table as Markdown, in the paper's layout: planners as rows; accuracy, F1 per class,
 /// weighted-F1 and macro-F1; † marking a significant difference from claim-only.

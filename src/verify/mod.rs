@@ -226,6 +226,9 @@ impl LabelSet {
 /// The file a stance model is saved in (`model::stance`), which names its folder as one.
 pub const STANCE_FILE: &str = "stance.json";
 
+/// The file a trained verifier is saved in (`model::trained`), which names its folder as one.
+pub const VERIFIER_FILE: &str = "verifier.json";
+
 /// Which verifier (`--verifier`), parsed once from `trained:DIR`, `stance:DIR`, `onnx:DIR` or
 /// `llm:MODEL`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -264,7 +267,7 @@ impl VerifierSpec {
     pub fn parse_or_folder(spec: &str) -> std::result::Result<VerifierSpec, String> {
         spec.parse().or_else(|e| {
             let folder = std::path::Path::new(spec);
-            if folder.join("verifier.json").is_file() {
+            if folder.join(VERIFIER_FILE).is_file() {
                 Ok(VerifierSpec::Trained(spec.into()))
             } else if folder.join(STANCE_FILE).is_file() {
                 Ok(VerifierSpec::Stance(spec.into()))
@@ -311,7 +314,7 @@ mod tests {
     fn a_verifier_is_named_by_its_spec_or_its_folder() {
         let dir = tempfile::tempdir().unwrap();
         let (trained, stance, onnx) = (dir.path().join("trained"), dir.path().join("stance"), dir.path().join("onnx"));
-        for (folder, file) in [(&trained, "verifier.json"), (&stance, STANCE_FILE), (&onnx, "quantir-verifier.json")] {
+        for (folder, file) in [(&trained, VERIFIER_FILE), (&stance, STANCE_FILE), (&onnx, "quantir-verifier.json")] {
             std::fs::create_dir(folder).unwrap();
             std::fs::write(folder.join(file), "{}").unwrap();
         }

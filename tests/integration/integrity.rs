@@ -150,5 +150,5 @@ fn issue_37_a_damaged_fast_field_never_answers() {
     let mut damaged = bytes.clone();
     damaged[bytes.len() / 2] ^= 1;
     std::fs::write(&fast, &damaged).unwrap();
-    crate::util::quantir().args(["check", "--index"]).arg(&index).assert().code(1).stdout(predicates::str::contains(".fast: its bytes changed since the build"));
+    crate::util::quantir().args(["check", "--index"]).arg(&index).assert().code(1).stdout(predicates::str::contains(".fast: its bytes changed since they were written"));
 }

@@ -79,21 +79,15 @@ fn stance_verifier_reads_the_evidence_and_numbers_written_as_words() {
     let swapped = &predictions[1];
     assert_eq!((swapped["label"].as_str(), swapped["stances"][0]["stance"].as_str()), (Some("Not Enough Info"), Some("does_not_bear")), "{swapped}");
 
-    // Another encoder's vectors (here: the same name, other weights) are refused, not judged; so
-    // is a damaged model: weights cut short, a temperature that is no temperature.
+    // A model folder is read only as train-stance wrote it: any edit of stance.json — even one
+    // that leaves a valid model —, a missing record, or a record of another kind of folder is
+    // refused by its provenance before anything is judged.
     let copy = tmp.path().join("stance");
     std::fs::create_dir(&copy).unwrap();
-    let original: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(trained().join("stance.json")).unwrap()).unwrap();
-    type Damage = fn(&mut serde_json::Value);
-    let damages: [(&str, Damage, &str); 3] = [
-        ("encoder_sha256", |m| m["encoder_sha256"] = "0".repeat(64).into(), "the stance model was trained on the vectors of"),
-        ("model.weights", |m| m["model"]["weights"].as_array_mut().unwrap().truncate(10), "field \"model.weights\": expected 3 × (4 × dim + 4) = 4620 values for dim 384, found 10 values"),
-        ("temperature", |m| m["temperature"] = (-1.0).into(), "field \"temperature\": expected a positive number"),
-    ];
-    for (what, damage, message) in damages {
-        let mut model = original.clone();
-        damage(&mut model);
-        std::fs::write(copy.join("stance.json"), model.to_string()).unwrap();
+    for file in ["stance.json", "provenance.json"] {
+        std::fs::copy(trained().join(file), copy.join(file)).unwrap();
+    }
+    let verify = |expected: &str| {
         let out = tmp.path().join("other.jsonl");
         quantir()
             .args(["verify", "--verifier", &format!("stance:{}", copy.display()), "--claims"])
@@ -102,8 +96,40 @@ fn stance_verifier_reads_the_evidence_and_numbers_written_as_words() {
             .arg(&out)
             .assert()
             .failure()
-            .stderr(contains(message).and(contains("quantir train-stance")));
-        assert!(!out.exists(), "{what}: no predictions from a refused model");
+            .stderr(contains(expected).and(contains("quantir train-stance")));
+        assert!(!out.exists(), "{expected}: no predictions from a refused model");
+    };
+    let original: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(trained().join("stance.json")).unwrap()).unwrap();
+    let mut edited = original.clone();
+    edited["aggregation"]["bears"] = 0.2.into();
+    std::fs::write(copy.join("stance.json"), edited.to_string()).unwrap();
+    verify("stance.json: its bytes changed since they were written");
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(trained().join("provenance.json")).unwrap()).unwrap();
+    let mut other_kind = record.clone();
+    other_kind["artifact"] = "verifier".into();
+    std::fs::write(copy.join("provenance.json"), other_kind.to_string()).unwrap();
+    verify("provenance.json: it records a verifier folder, not a stance-model");
+    std::fs::remove_file(copy.join("provenance.json")).unwrap();
+    verify("provenance.json: missing");
+
+    // Behind the record, the model itself is checked (a record forged to match each edit, as a
+    // quantir that wrote a wrong model would leave it): another encoder's vectors (here: the same
+    // name, other weights) are refused, not judged; so are weights cut short and a temperature
+    // that is no temperature.
+    type Damage = fn(&mut serde_json::Value);
+    let damages: [(Damage, &str); 3] = [
+        (|m| m["encoder_sha256"] = "0".repeat(64).into(), "the stance model was trained on the vectors of"),
+        (|m| m["model"]["weights"].as_array_mut().unwrap().truncate(10), "field \"model.weights\": expected 3 × (4 × dim + 4) = 4620 values for dim 384, found 10 values"),
+        (|m| m["temperature"] = (-1.0).into(), "field \"temperature\": expected a positive number"),
+    ];
+    for (damage, message) in damages {
+        let mut model = original.clone();
+        damage(&mut model);
+        std::fs::write(copy.join("stance.json"), model.to_string()).unwrap();
+        let mut forged = record.clone();
+        forged["output"] = serde_json::to_value(quantir::io::Digest::of_file(&copy.join("stance.json")).unwrap()).unwrap();
+        std::fs::write(copy.join("provenance.json"), forged.to_string()).unwrap();
+        verify(message);
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 
 use crate::util::{python, quantir, repo, write};
@@ -167,6 +168,35 @@ fn train_cross_validate_and_verify() {
     let predictions: Vec<serde_json::Value> = std::fs::read_to_string(&preds).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(predictions.len(), 120);
     assert!(predictions.iter().all(|p| ["True", "False", "Conflicting"].contains(&p["label"].as_str().unwrap()) && p["evidence"].as_array().unwrap().len() <= 3));
+    // The folder is read only as train-verifier wrote it: the model and its abstention rule, each
+    // checked against the record (an edit that leaves valid JSON included), and no rule dropped in
+    // that the record does not name.
+    let copy = dir.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    for file in ["verifier.json", "abstention.json", "provenance.json"] {
+        std::fs::copy(verifier.join(file), copy.join(file)).unwrap();
+    }
+    let copied = |expected: &str| {
+        quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", copy.display())).arg("--claims").arg(&claims).arg("--output").arg(dir.path().join("copy.jsonl")).assert().code(1).stderr(contains(expected).and(contains("quantir train-verifier")));
+        assert!(!dir.path().join("copy.jsonl").exists(), "{expected}");
+    };
+    let rule = std::fs::read_to_string(copy.join("abstention.json")).unwrap();
+    std::fs::write(copy.join("abstention.json"), rule.replacen('{', "{\n", 1)).unwrap();
+    copied("abstention.json: its bytes changed since they were written");
+    std::fs::remove_file(copy.join("abstention.json")).unwrap();
+    copied("abstention.json: missing");
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(copy.join("provenance.json")).unwrap()).unwrap();
+    let mut without_rule = record.clone();
+    without_rule["parts"].as_object_mut().unwrap().remove("abstention.json");
+    std::fs::write(copy.join("provenance.json"), without_rule.to_string()).unwrap();
+    std::fs::write(copy.join("abstention.json"), &rule).unwrap();
+    copied("abstention.json: provenance.json records no such file");
+    std::fs::write(copy.join("provenance.json"), record.to_string()).unwrap();
+    let model = std::fs::read_to_string(copy.join("verifier.json")).unwrap();
+    std::fs::write(copy.join("verifier.json"), format!("{model} ")).unwrap();
+    copied("verifier.json: ");
+    std::fs::write(copy.join("verifier.json"), &model).unwrap();
+    quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", copy.display())).arg("--claims").arg(&claims).arg("--output").arg(dir.path().join("copy.jsonl")).assert().success();
     // The same verifier over a quantir run of the dated sample: evidence from the index.
     let index = dir.path().join("idx");
     quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&index).assert().success();

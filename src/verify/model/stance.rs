@@ -280,14 +280,20 @@ impl StanceModel {
         crate::io::write_replacing(&dir.join(STANCE_FILE), &serde_json::to_vec(self).expect("a stance model serialises"))
     }
 
-    /// Reads `dir/stance.json`, refusing one whose weights do not fit its dimension or whose
-    /// temperature or thresholds are out of range (a damaged or hand-edited file), so nothing is
-    /// judged with it.
+    /// Reads `dir/stance.json`, refusing it — so nothing is judged with it — when it is not the
+    /// file `quantir train-stance` wrote ([`crate::provenance::check_folder`]), or when its
+    /// weights do not fit its dimension or its temperature or thresholds are out of range.
     pub fn load(dir: &Path) -> Result<StanceModel> {
+        crate::provenance::check_folder(dir, crate::provenance::Artifact::StanceModel, STANCE_FILE, &[])?;
         let path = dir.join(STANCE_FILE);
-        let text = crate::io::read_utf8(&path)?;
+        Self::parse(&path, &crate::io::read_utf8(&path)?)
+    }
+
+    /// The stance model in `text` (read from `path`), its shape and ranges checked.
+    fn parse(path: &Path, text: &str) -> Result<StanceModel> {
+        let path = path.to_path_buf();
         let at = crate::error::Position { line: 1, column: Some(1) };
-        let model: StanceModel = serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, at, &e))?;
+        let model: StanceModel = serde_json::from_str(text).map_err(|e| crate::io::json_error(&path, at, &e))?;
         let bad = |field: &str, expected: String, found: String| Error::Parse { path: path.clone(), at, field: field.into(), expected, found: format!("{found}\n\nhint: train it again with quantir train-stance") };
         let weights = 3 * columns(model.dim);
         if model.dim == 0 || model.model.weights.len() != weights {
@@ -557,7 +563,7 @@ pub fn train_stance_to_dir(claims_file: &Path, encoder: &Encoder, config: &Stanc
     let pairs: usize = claims.iter().map(|c| c.evidence.len()).sum();
     let counts = [("claims".to_string(), claims.len() as u64), ("pairs".to_string(), pairs as u64)].into();
     let inputs = vec![Input::file(Role::TrainingClaims, claims_file)?, Input::file(Role::Model, &encoder.dir().join(&encoder.config().model))?];
-    Provenance::new(Artifact::StanceModel, inputs, config).with_counts(counts).write_into(output, STANCE_FILE)?;
+    Provenance::new(Artifact::StanceModel, inputs, config).with_counts(counts).write_into(output, STANCE_FILE, &[])?;
     Ok(training)
 }
 

@@ -417,12 +417,14 @@ impl TrainedVerifier {
     /// leaves the previous verifier whole.
     pub fn save(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        crate::io::write_replacing(&dir.join("verifier.json"), &serde_json::to_vec(self).expect("verifier serialises"))
+        crate::io::write_replacing(&dir.join(VERIFIER_FILE), &serde_json::to_vec(self).expect("verifier serialises"))
     }
 
-    /// Reads `dir/verifier.json`.
+    /// Reads `dir/verifier.json`, once the folder is checked to be as quantir wrote it
+    /// ([`crate::provenance::check_folder`]: the model and its abstention rule).
     pub fn load(dir: &Path) -> Result<TrainedVerifier> {
-        let path = dir.join("verifier.json");
+        crate::provenance::check_folder(dir, crate::provenance::Artifact::Verifier, VERIFIER_FILE, &[ABSTENTION_FILE])?;
+        let path = dir.join(VERIFIER_FILE);
         let text = crate::io::read_utf8(&path)?;
         serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))
     }
@@ -452,6 +454,8 @@ impl TrainedVerifier {
             .collect())
     }
 }
+pub use crate::verify::VERIFIER_FILE;
+
 /// The file beside `verifier.json` that holds a trained verifier's abstention rule.
 pub const ABSTENTION_FILE: &str = "abstention.json";
 
@@ -516,7 +520,7 @@ pub fn train_to_dir(examples: Vec<VerifyExample>, claims_file: &Path, encoder: O
     if let Some(encoder) = encoder {
         inputs.push(Input::file(Role::Model, &encoder.dir().join(&encoder.config().model))?);
     }
-    Provenance::new(Artifact::Verifier, inputs, config).with_counts(counts).write_into(output, "verifier.json")?;
+    Provenance::new(Artifact::Verifier, inputs, config).with_counts(counts).write_into(output, VERIFIER_FILE, &[ABSTENTION_FILE])?;
     Ok(TrainReport { claims: set.examples.len(), prepare_seconds, seconds: started.elapsed().as_secs_f64(), cv, rule })
 }
 
