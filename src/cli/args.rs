@@ -200,7 +200,7 @@ impl PlanArgs {
 
     /// MMR's settings when `--mmr` is on.
     pub fn mmr(&self) -> Option<MmrConfig> {
-        self.mmr.then_some(MmrConfig { beta: self.mmr_beta, threshold: self.mmr_threshold, similarity: self.mmr_similarity })
+        MmrConfig::switched(self.mmr, self.mmr_beta, self.mmr_threshold, self.mmr_similarity)
     }
 
     /// The planner these flags describe; `encoder` serves dense MMR similarity.

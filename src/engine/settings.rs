@@ -360,7 +360,7 @@ impl RunSettings {
 
     /// MMR's settings when MMR is on.
     pub fn mmr(&self) -> Option<MmrConfig> {
-        self.mmr.then_some(MmrConfig { beta: self.mmr_beta, threshold: self.mmr_threshold, similarity: self.mmr_similarity })
+        MmrConfig::switched(self.mmr, self.mmr_beta, self.mmr_threshold, self.mmr_similarity)
     }
 
     /// Whether the run needs the query encoder: dense or hybrid retrieval, or MMR by the

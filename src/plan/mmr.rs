@@ -53,6 +53,14 @@ impl MmrConfig {
     /// β = 0.8, threshold 0.5: the QuanTemp++ QGen setting; lexical similarity.
     pub const DEFAULT: MmrConfig = MmrConfig { beta: 0.8, threshold: 0.5, similarity: MmrSimilarity::Lexical };
 
+    /// MMR as the flags ask for it (`--mmr` with `--mmr-beta`, `--mmr-threshold` and
+    /// `--mmr-similarity`, or Python's and the API's `mmr=`): `None` when it is off. The one place
+    /// the switch and the three values become a setting, for the CLI's planner flags and a run's
+    /// settings alike.
+    pub fn switched(on: bool, beta: f64, threshold: f64, similarity: MmrSimilarity) -> Option<MmrConfig> {
+        on.then_some(MmrConfig { beta, threshold, similarity })
+    }
+
     /// Whether this MMR needs the query encoder (similarity by the encoder's cosine).
     pub fn needs_encoder(&self) -> bool {
         self.similarity == MmrSimilarity::Dense
