@@ -275,6 +275,10 @@ pub const FOLDER_RECORD: &str = "provenance.json";
 /// in from another folder, or a save cut short is [`Error::ArtifactDamaged`], naming the file.
 /// Returns the record.
 pub fn check_folder(dir: &Path, artifact: Artifact, main: &str, parts: &[&str]) -> Result<Provenance> {
+    // A folder (or main file) that is not there is a wrong path, not a damaged artifact: the
+    // reader's own "not found", naming the file.
+    let main_path = dir.join(main);
+    std::fs::metadata(&main_path).map_err(|e| Error::io(&main_path, e))?;
     let record_path = dir.join(FOLDER_RECORD);
     let damaged = |file: PathBuf, damage: Damage| Error::ArtifactDamaged { file, damage, artifact };
     let record = match read(&record_path) {
@@ -478,6 +482,8 @@ mod tests {
             e => panic!("{e}"),
         };
         assert_eq!(damage(check().unwrap_err()), (FOLDER_RECORD.to_string(), Damage::Missing));
+        let elsewhere = check_folder(&folder.join("none"), Artifact::Verifier, "model.json", &[]).unwrap_err();
+        assert!(matches!(&elsewhere, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound), "a wrong path is not found, not damaged: {elsewhere}");
         record().write_into(folder, "model.json", &["rule.json", "other.json"]).unwrap();
         let written = check().unwrap();
         assert_eq!(written.parts.keys().collect::<Vec<_>>(), ["rule.json"], "only the parts the folder holds");
