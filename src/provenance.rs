@@ -236,7 +236,7 @@ impl Provenance {
     }
 
     /// Writes the record into the folder artifact `dir` (`provenance.json`), with the digest of
-    /// its main file `main` and of each of `parts` the folder holds ([`check_folder`] reads them
+    /// its main file `main` and of each of `parts` the folder holds ([`read_folder`] reads them
     /// back). Written last, so a folder whose saving was cut short fails that check.
     pub fn write_into(self, dir: &Path, main: &str, parts: &[&str]) -> Result<()> {
         let mut record = self.with_output(Digest::of_file(&dir.join(main))?);
@@ -258,7 +258,7 @@ impl Provenance {
                 Source::File(digest) => format!("{} bytes, xxh3 {}", digest.bytes, digest.xxh3),
                 Source::Artifact { fingerprint } => format!("fingerprint {fingerprint}"),
             };
-            lines.push(format!("{}: {} ({source})", role_name(input.role), input.path));
+            lines.push(format!("{}: {} ({source})", serde_name(input.role), input.path));
         }
         lines.push(format!("settings: {}", canonical_json(&self.settings)));
         lines
@@ -268,17 +268,16 @@ impl Provenance {
 /// The record kept inside a folder artifact.
 pub const FOLDER_RECORD: &str = "provenance.json";
 
-/// Checks that the folder artifact `dir` of kind `artifact` is as quantir wrote it, before
-/// anything is read from it: its record is there and of that kind, its main file `main` has the
-/// digest recorded, and each of `parts` is either recorded and unchanged or absent from both the
-/// folder and the record. A file edited by hand — even into another valid model — a file copied
-/// in from another folder, or a save cut short is [`Error::ArtifactDamaged`], naming the file.
-/// Returns the record.
-pub fn check_folder(dir: &Path, artifact: Artifact, main: &str, parts: &[&str]) -> Result<Provenance> {
-    // A folder (or main file) that is not there is a wrong path, not a damaged artifact: the
-    // reader's own "not found", naming the file.
+/// The text of the main file `main` of the folder artifact `dir` of kind `artifact`, once the
+/// folder is checked to be as quantir wrote it: its record is there and of that kind, the bytes
+/// read have the digest recorded (read once, so what is checked is what is parsed), and each of
+/// `parts` is either recorded and unchanged or absent from both the folder and the record. A
+/// file edited by hand — even into another valid model — a file copied in from another folder,
+/// or a save cut short is [`Error::ArtifactDamaged`], naming the file; a main file that is not
+/// there is a wrong path, the reader's own "not found".
+pub fn read_folder(dir: &Path, artifact: Artifact, main: &str, parts: &[&str]) -> Result<String> {
     let main_path = dir.join(main);
-    std::fs::metadata(&main_path).map_err(|e| Error::io(&main_path, e))?;
+    let bytes = crate::io::read_bounded(&main_path)?;
     let record_path = dir.join(FOLDER_RECORD);
     let damaged = |file: PathBuf, damage: Damage| Error::ArtifactDamaged { file, damage, artifact };
     let record = match read(&record_path) {
@@ -287,36 +286,26 @@ pub fn check_folder(dir: &Path, artifact: Artifact, main: &str, parts: &[&str]) 
         Err(e) => return Err(damaged(record_path, Damage::Malformed { expected: format!("quantir's provenance record ({e})") })),
     };
     if record.artifact != artifact {
-        return Err(damaged(record_path, Damage::Inconsistent { what: format!("it records a {} folder, not a {}", kind_name(record.artifact), kind_name(artifact)) }));
+        return Err(damaged(record_path, Damage::Inconsistent { what: format!("it records a {} folder, not a {}", serde_name(record.artifact), serde_name(artifact)) }));
     }
-    let compare = |name: &str, written: Option<&Digest>| -> Result<()> {
-        let path = dir.join(name);
-        match (written, path.is_file()) {
-            (None, false) => Ok(()),
-            (Some(_), false) => Err(damaged(path, Damage::Missing)),
-            (None, true) => Err(damaged(path, Damage::Inconsistent { what: format!("{FOLDER_RECORD} records no such file, so it was not written with this folder's model") })),
-            (Some(written), true) => {
-                let now = Digest::of_file(&path)?;
-                if &now == written {
-                    Ok(())
-                } else {
-                    Err(damaged(path, Damage::Content { expected: written.xxh3.clone(), found: now.xxh3 }))
-                }
-            }
-        }
-    };
+    let unchanged = |path: PathBuf, written: &Digest, now: Digest| if &now == written { Ok(()) } else { Err(damaged(path, Damage::Content { expected: written.xxh3.clone(), found: now.xxh3 })) };
     match &record.output {
-        Some(written) => compare(main, Some(written))?,
+        Some(written) => unchanged(main_path.clone(), written, Digest::of_bytes(&bytes))?,
         None => return Err(damaged(record_path, Damage::Malformed { expected: format!("the digest of {main} (\"output\")") })),
     }
     for part in parts {
-        compare(part, record.parts.get(*part))?;
+        let path = dir.join(part);
+        match (record.parts.get(*part), path.is_file()) {
+            (None, false) => {}
+            (Some(_), false) => return Err(damaged(path, Damage::Missing)),
+            (None, true) => return Err(damaged(path, Damage::Inconsistent { what: format!("{FOLDER_RECORD} records no such file, so it was not written with this folder's model") })),
+            (Some(written), true) => {
+                let now = Digest::of_file(&path)?;
+                unchanged(path, written, now)?;
+            }
+        }
     }
-    Ok(record)
-}
-
-fn kind_name(artifact: Artifact) -> String {
-    serde_json::to_value(artifact).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    crate::io::utf8(&main_path, bytes)
 }
 
 /// Where the record of the file artifact `path` is kept: `NAME.provenance.json` beside it.
@@ -341,8 +330,9 @@ fn write(path: &Path, record: &Provenance) -> Result<()> {
     crate::io::write_replacing(path, json.as_bytes())
 }
 
-fn role_name(role: Role) -> String {
-    serde_json::to_value(role).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+/// A unit variant's name as serde writes it (`training-claims`, `stance-model`).
+fn serde_name(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
 /// The fingerprint of an artifact's kind, versions, inputs (roles and sources, in order) and
@@ -403,14 +393,14 @@ fn difference(old: &Provenance, new: &Provenance) -> String {
     let mut inputs = Vec::new();
     for input in &new.inputs {
         match old.inputs.iter().find(|o| o.role == input.role) {
-            None => inputs.push(format!("{} {} was not an input", role_name(input.role), input.path)),
-            Some(o) if o.source != input.source => inputs.push(format!("{} {} changed", role_name(input.role), input.path)),
+            None => inputs.push(format!("{} {} was not an input", serde_name(input.role), input.path)),
+            Some(o) if o.source != input.source => inputs.push(format!("{} {} changed", serde_name(input.role), input.path)),
             Some(_) => {}
         }
     }
     for o in &old.inputs {
         if !new.inputs.iter().any(|i| i.role == o.role) {
-            inputs.push(format!("{} {} is no longer an input", role_name(o.role), o.path));
+            inputs.push(format!("{} {} is no longer an input", serde_name(o.role), o.path));
         }
     }
     if !inputs.is_empty() {
@@ -476,18 +466,19 @@ mod tests {
         std::fs::write(folder.join("model.json"), "{\"w\": 1}").unwrap();
         std::fs::write(folder.join("rule.json"), "[0.5]").unwrap();
         let record = || Provenance::new(Artifact::Verifier, vec![], &Settings { k: 1, depth: 1 });
-        let check = || check_folder(folder, Artifact::Verifier, "model.json", &["rule.json", "other.json"]);
+        let check = || read_folder(folder, Artifact::Verifier, "model.json", &["rule.json", "other.json"]);
         let damage = |e: Error| match e {
             Error::ArtifactDamaged { file, damage, .. } => (file.file_name().unwrap().to_string_lossy().into_owned(), damage),
             e => panic!("{e}"),
         };
         assert_eq!(damage(check().unwrap_err()), (FOLDER_RECORD.to_string(), Damage::Missing));
-        let elsewhere = check_folder(&folder.join("none"), Artifact::Verifier, "model.json", &[]).unwrap_err();
+        let elsewhere = read_folder(&folder.join("none"), Artifact::Verifier, "model.json", &[]).unwrap_err();
         assert!(matches!(&elsewhere, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound), "a wrong path is not found, not damaged: {elsewhere}");
         record().write_into(folder, "model.json", &["rule.json", "other.json"]).unwrap();
-        let written = check().unwrap();
+        assert_eq!(check().unwrap(), "{\"w\": 1}", "the main file's text, as checked");
+        let written = read(&folder.join(FOLDER_RECORD)).unwrap().unwrap();
         assert_eq!(written.parts.keys().collect::<Vec<_>>(), ["rule.json"], "only the parts the folder holds");
-        assert!(check_folder(folder, Artifact::StanceModel, "model.json", &[]).is_err(), "another kind of folder");
+        assert!(read_folder(folder, Artifact::StanceModel, "model.json", &[]).is_err(), "another kind of folder");
         std::fs::write(folder.join("model.json"), "{\"w\": 2}").unwrap();
         assert!(matches!(damage(check().unwrap_err()), (f, Damage::Content { .. }) if f == "model.json"), "an edit of the same length");
         std::fs::write(folder.join("model.json"), "{\"w\": 1}").unwrap();

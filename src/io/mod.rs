@@ -18,6 +18,7 @@ pub use records::{read_at, Layout, OwnedRecord, RecordReader, DEFAULT_MAX_RECORD
 pub fn backoff(base: std::time::Duration, attempt: u32, cap: std::time::Duration) -> std::time::Duration {
     base.saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX)).min(cap)
 }
+pub(crate) use text::{read_bounded, utf8};
 pub use text::{json_error, position_at, read_utf8, read_utf8_digested, strip_bom, JsonlLines, MappedText, Positions, Record};
 
 /// A point where a crash test stops a writer to kill it there: when the environment variable

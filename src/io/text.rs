@@ -27,6 +27,14 @@ pub const MAX_STREAMED_BYTES: u64 = 256 << 20;
 /// mark included): what a file's provenance records, without reading it twice. A file that is
 /// not a regular file is read up to [`MAX_STREAMED_BYTES`], and past that is an error.
 pub fn read_utf8_digested(path: &Path) -> Result<(String, super::Digest)> {
+    let bytes = read_bounded(path)?;
+    let digest = super::Digest::of_bytes(&bytes);
+    Ok((utf8(path, bytes)?, digest))
+}
+
+/// A file's bytes, whole; one that is not a regular file up to [`MAX_STREAMED_BYTES`], and past
+/// that an error.
+pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let io = |e| Error::io(path, e);
     let file = std::fs::File::open(path).map_err(io)?;
@@ -40,11 +48,12 @@ pub fn read_utf8_digested(path: &Path) -> Result<(String, super::Digest)> {
             return Err(Error::StreamTooLong { path: path.to_path_buf(), max_bytes: MAX_STREAMED_BYTES });
         }
     }
-    let digest = super::Digest::of_bytes(&bytes);
-    Ok((utf8(path, bytes)?, digest))
+    Ok(bytes)
 }
 
-fn utf8(path: &Path, mut bytes: Vec<u8>) -> Result<String> {
+/// `bytes`, read from `path`, as text: a byte order mark dropped, anything not UTF-8 an
+/// [`Error::NotUtf8`] naming where.
+pub(crate) fn utf8(path: &Path, mut bytes: Vec<u8>) -> Result<String> {
     let bom = bytes.len() - strip_bom(&bytes).len();
     bytes.drain(..bom);
     String::from_utf8(bytes).map_err(|e| {

@@ -281,12 +281,11 @@ impl StanceModel {
     }
 
     /// Reads `dir/stance.json`, refusing it — so nothing is judged with it — when it is not the
-    /// file `quantir train-stance` wrote ([`crate::provenance::check_folder`]), or when its
+    /// file `quantir train-stance` wrote ([`crate::provenance::read_folder`]), or when its
     /// weights do not fit its dimension or its temperature or thresholds are out of range.
     pub fn load(dir: &Path) -> Result<StanceModel> {
-        crate::provenance::check_folder(dir, crate::provenance::Artifact::StanceModel, STANCE_FILE, &[])?;
-        let path = dir.join(STANCE_FILE);
-        Self::parse(&path, &crate::io::read_utf8(&path)?)
+        let text = crate::provenance::read_folder(dir, crate::provenance::Artifact::StanceModel, STANCE_FILE, &[])?;
+        Self::parse(&dir.join(STANCE_FILE), &text)
     }
 
     /// The stance model in `text` (read from `path`), its shape and ranges checked.

@@ -421,11 +421,10 @@ impl TrainedVerifier {
     }
 
     /// Reads `dir/verifier.json`, once the folder is checked to be as quantir wrote it
-    /// ([`crate::provenance::check_folder`]: the model and its abstention rule).
+    /// ([`crate::provenance::read_folder`]: the model and its abstention rule).
     pub fn load(dir: &Path) -> Result<TrainedVerifier> {
-        crate::provenance::check_folder(dir, crate::provenance::Artifact::Verifier, VERIFIER_FILE, &[ABSTENTION_FILE])?;
+        let text = crate::provenance::read_folder(dir, crate::provenance::Artifact::Verifier, VERIFIER_FILE, &[ABSTENTION_FILE])?;
         let path = dir.join(VERIFIER_FILE);
-        let text = crate::io::read_utf8(&path)?;
         serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))
     }
 
