@@ -268,14 +268,31 @@ impl Provenance {
 /// The record kept inside a folder artifact.
 pub const FOLDER_RECORD: &str = "provenance.json";
 
-/// The text of the main file `main` of the folder artifact `dir` of kind `artifact`, once the
-/// folder is checked to be as quantir wrote it: its record is there and of that kind, the bytes
-/// read have the digest recorded (read once, so what is checked is what is parsed), and each of
-/// `parts` is either recorded and unchanged or absent from both the folder and the record. A
+/// The texts of a folder artifact read by [`read_folder`]: each file read once and checked
+/// against its record, so what is checked is what is parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FolderTexts {
+    /// The main file's text.
+    pub main: String,
+    parts: Vec<(String, String)>,
+}
+
+impl FolderTexts {
+    /// The text of the part `name`, `None` when the folder has none (and its record none).
+    pub fn part(&self, name: &str) -> Option<&str> {
+        self.parts.iter().find(|(n, _)| n == name).map(|(_, text)| text.as_str())
+    }
+}
+
+/// The texts of the main file `main` and of the `parts` present in the folder artifact `dir` of
+/// kind `artifact`, once the folder is checked to be as quantir wrote it: its record is there
+/// and of that kind, the bytes read have the digest recorded (each file read once, so what is
+/// checked is what is parsed), and each of `parts` is either recorded and unchanged or absent
+/// from both the folder and the record. A
 /// file edited by hand — even into another valid model — a file copied in from another folder,
 /// or a save cut short is [`Error::ArtifactDamaged`], naming the file; a main file that is not
 /// there is a wrong path, the reader's own "not found".
-pub fn read_folder(dir: &Path, artifact: Artifact, main: &str, parts: &[&str]) -> Result<String> {
+pub fn read_folder(dir: &Path, artifact: Artifact, main: &str, parts: &[&str]) -> Result<FolderTexts> {
     let main_path = dir.join(main);
     let bytes = crate::io::read_bounded(&main_path)?;
     let record_path = dir.join(FOLDER_RECORD);
@@ -293,6 +310,7 @@ pub fn read_folder(dir: &Path, artifact: Artifact, main: &str, parts: &[&str]) -
         Some(written) => unchanged(main_path.clone(), written, Digest::of_bytes(&bytes))?,
         None => return Err(damaged(record_path, Damage::Malformed { expected: format!("the digest of {main} (\"output\")") })),
     }
+    let mut texts = Vec::new();
     for part in parts {
         let path = dir.join(part);
         match (record.parts.get(*part), path.is_file()) {
@@ -300,12 +318,13 @@ pub fn read_folder(dir: &Path, artifact: Artifact, main: &str, parts: &[&str]) -
             (Some(_), false) => return Err(damaged(path, Damage::Missing)),
             (None, true) => return Err(damaged(path, Damage::Inconsistent { what: format!("{FOLDER_RECORD} records no such file, so it was not written with this folder's model") })),
             (Some(written), true) => {
-                let now = Digest::of_file(&path)?;
-                unchanged(path, written, now)?;
+                let part_bytes = crate::io::read_bounded(&path)?;
+                unchanged(path.clone(), written, Digest::of_bytes(&part_bytes))?;
+                texts.push((part.to_string(), crate::io::utf8(&path, part_bytes)?));
             }
         }
     }
-    crate::io::utf8(&main_path, bytes)
+    Ok(FolderTexts { main: crate::io::utf8(&main_path, bytes)?, parts: texts })
 }
 
 /// Where the record of the file artifact `path` is kept: `NAME.provenance.json` beside it.
@@ -475,7 +494,9 @@ mod tests {
         let elsewhere = read_folder(&folder.join("none"), Artifact::Verifier, "model.json", &[]).unwrap_err();
         assert!(matches!(&elsewhere, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound), "a wrong path is not found, not damaged: {elsewhere}");
         record().write_into(folder, "model.json", &["rule.json", "other.json"]).unwrap();
-        assert_eq!(check().unwrap(), "{\"w\": 1}", "the main file's text, as checked");
+        let texts = check().unwrap();
+        assert_eq!(texts.main, "{\"w\": 1}", "the main file's text, as checked");
+        assert_eq!((texts.part("rule.json"), texts.part("other.json")), (Some("[0.5]"), None), "each part present, as checked");
         let written = read(&folder.join(FOLDER_RECORD)).unwrap().unwrap();
         assert_eq!(written.parts.keys().collect::<Vec<_>>(), ["rule.json"], "only the parts the folder holds");
         assert!(read_folder(folder, Artifact::StanceModel, "model.json", &[]).is_err(), "another kind of folder");

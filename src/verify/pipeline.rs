@@ -45,6 +45,8 @@ pub enum Verifier {
         encoder: Option<Encoder>,
         /// Its folder.
         dir: PathBuf,
+        /// Its own abstention rule, read and checked with the model (`None`: trained without).
+        rule: Option<AbstentionRule>,
     },
     /// Per-evidence stances aggregated into a verdict.
     Stance {
@@ -81,12 +83,12 @@ impl Verifier {
     pub fn open(spec: &VerifierSpec, setup: &VerifierSetup) -> Result<Verifier> {
         Ok(match spec {
             VerifierSpec::Trained(dir) => {
-                let model = TrainedVerifier::load(dir)?;
+                let (model, rule) = TrainedVerifier::load_with_rule(dir)?;
                 let encoder = match &model.encoder_dir {
                     Some(folder) => setup.encoder.encoder(Some(folder), &setup.roots)?,
                     None => None,
                 };
-                Verifier::Trained { model, encoder, dir: dir.clone() }
+                Verifier::Trained { model, encoder, dir: dir.clone(), rule }
             }
             VerifierSpec::Stance(dir) => {
                 let model = StanceModel::load(dir)?;
@@ -122,7 +124,8 @@ pub enum AbstainWith {
     Off,
     /// The trained verifier's own rule (`DIR/abstention.json`).
     Own,
-    /// The rule in this file (or in this folder's `abstention.json`).
+    /// The rule in this file, or in this trained verifier's folder (its `abstention.json`, checked
+    /// against the folder's record as the folder's own verifier checks it).
     Rule(PathBuf),
 }
 
@@ -139,11 +142,11 @@ pub struct Pipeline {
     analyzer: Analyzer,
 }
 
-fn rule_path(path: &Path) -> PathBuf {
-    if path.is_dir() {
-        path.join(ABSTENTION_FILE)
-    } else {
-        path.to_path_buf()
+/// The refusal of a trained verifier's folder `dir` without an abstention rule.
+fn no_rule(dir: &Path) -> Error {
+    Error::InvalidArgument {
+        name: "abstain",
+        message: format!("{} has no abstention rule ({ABSTENTION_FILE})\n\nhint: retrain it with quantir train-verifier (it fits one unless --no-abstain), or give one with --abstention-rule PATH", dir.display()),
     }
 }
 
@@ -159,17 +162,10 @@ impl Pipeline {
     pub fn rule(verifier: &Verifier, abstain: &AbstainWith, labels: LabelSet) -> Result<Option<AbstentionRule>> {
         let abstention = match (abstain, verifier) {
             (AbstainWith::Off, _) => None,
-            (AbstainWith::Rule(path), _) => Some(AbstentionRule::load(&rule_path(path))?),
-            (AbstainWith::Own, Verifier::Trained { dir, .. }) => {
-                let path = dir.join(ABSTENTION_FILE);
-                if !path.is_file() {
-                    return Err(Error::InvalidArgument {
-                        name: "abstain",
-                        message: format!("{} has no abstention rule ({ABSTENTION_FILE})\n\nhint: retrain it with quantir train-verifier (it fits one unless --no-abstain), or give one with --abstention-rule PATH", dir.display()),
-                    });
-                }
-                Some(AbstentionRule::load(&path)?)
-            }
+            // Another trained verifier's folder: its rule as that folder's record vouches for it.
+            (AbstainWith::Rule(path), _) if path.is_dir() => Some(TrainedVerifier::load_with_rule(path)?.1.ok_or_else(|| no_rule(path))?),
+            (AbstainWith::Rule(path), _) => Some(AbstentionRule::load(path)?),
+            (AbstainWith::Own, Verifier::Trained { dir, rule, .. }) => Some(rule.clone().ok_or_else(|| no_rule(dir))?),
             (AbstainWith::Own, other) => {
                 return Err(Error::InvalidArgument { name: "abstain", message: format!("an {} verifier has no abstention rule of its own\n\nhint: borrow a trained verifier's: --abstention-rule verifiers/quantemp", other.kind()) })
             }

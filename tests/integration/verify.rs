@@ -183,6 +183,9 @@ fn train_cross_validate_and_verify() {
     let rule = std::fs::read_to_string(copy.join("abstention.json")).unwrap();
     std::fs::write(copy.join("abstention.json"), rule.replacen('{', "{\n", 1)).unwrap();
     copied("abstention.json: its bytes changed since they were written");
+    // Borrowed from its folder by another verifier, the rule is checked against that folder's record.
+    let borrowed = || quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", verifier.display())).arg("--abstention-rule").arg(&copy).arg("--claims").arg(&claims).arg("--output").arg(dir.path().join("borrowed.jsonl")).assert();
+    borrowed().code(1).stderr(contains("abstention.json: its bytes changed since they were written"));
     std::fs::remove_file(copy.join("abstention.json")).unwrap();
     copied("abstention.json: missing");
     let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(copy.join("provenance.json")).unwrap()).unwrap();
@@ -197,6 +200,10 @@ fn train_cross_validate_and_verify() {
     copied("verifier.json: ");
     std::fs::write(copy.join("verifier.json"), &model).unwrap();
     quantir().args(["verify", "--verifier"]).arg(format!("trained:{}", copy.display())).arg("--claims").arg(&claims).arg("--output").arg(dir.path().join("copy.jsonl")).assert().success();
+    borrowed().success();
+    let abstaining = |file: &str| std::fs::read_to_string(dir.path().join(file)).unwrap().lines().filter(|l| l.contains("\"Not Enough Info\"")).count();
+    quantir().args(["verify", "--abstain", "--verifier"]).arg(format!("trained:{}", copy.display())).arg("--claims").arg(&claims).arg("--output").arg(dir.path().join("copy.jsonl")).assert().success();
+    assert_eq!(abstaining("borrowed.jsonl"), abstaining("copy.jsonl"), "the borrowed rule is the folder's own");
     // The same verifier over a quantir run of the dated sample: evidence from the index.
     let index = dir.path().join("idx");
     quantir().args(["index", "--corpus"]).arg(repo().join("data/quantemp-sample/corpus.json")).arg("--index").arg(&index).assert().success();

@@ -331,10 +331,14 @@ impl AbstentionRule {
         }
     }
 
-    /// Reads `path` (`abstention.json`).
+    /// Reads `path` (an `abstention.json` given on its own, outside a verifier's folder).
     pub fn load(path: &std::path::Path) -> crate::Result<AbstentionRule> {
-        let text = crate::io::read_utf8(path)?;
-        serde_json::from_str(&text).map_err(|e| crate::io::json_error(path, crate::error::Position { line: 1, column: Some(1) }, &e))
+        Self::parse(path, &crate::io::read_utf8(path)?)
+    }
+
+    /// The rule written in `text`, read from `path`.
+    pub fn parse(path: &std::path::Path, text: &str) -> crate::Result<AbstentionRule> {
+        serde_json::from_str(text).map_err(|e| crate::io::json_error(path, crate::error::Position { line: 1, column: Some(1) }, &e))
     }
 }
 

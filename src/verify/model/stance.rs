@@ -284,7 +284,7 @@ impl StanceModel {
     /// file `quantir train-stance` wrote ([`crate::provenance::read_folder`]), or when its
     /// weights do not fit its dimension or its temperature or thresholds are out of range.
     pub fn load(dir: &Path) -> Result<StanceModel> {
-        let text = crate::provenance::read_folder(dir, crate::provenance::Artifact::StanceModel, STANCE_FILE, &[])?;
+        let text = crate::provenance::read_folder(dir, crate::provenance::Artifact::StanceModel, STANCE_FILE, &[])?.main;
         Self::parse(&dir.join(STANCE_FILE), &text)
     }
 

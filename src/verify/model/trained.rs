@@ -423,9 +423,18 @@ impl TrainedVerifier {
     /// Reads `dir/verifier.json`, once the folder is checked to be as quantir wrote it
     /// ([`crate::provenance::read_folder`]: the model and its abstention rule).
     pub fn load(dir: &Path) -> Result<TrainedVerifier> {
-        let text = crate::provenance::read_folder(dir, crate::provenance::Artifact::Verifier, VERIFIER_FILE, &[ABSTENTION_FILE])?;
+        Ok(Self::load_with_rule(dir)?.0)
+    }
+
+    /// The verifier of `dir` and its abstention rule (`None` when it was trained without one),
+    /// both from the bytes checked against the folder's record: a rule is never read apart from
+    /// the check that vouches for it.
+    pub fn load_with_rule(dir: &Path) -> Result<(TrainedVerifier, Option<AbstentionRule>)> {
+        let texts = crate::provenance::read_folder(dir, crate::provenance::Artifact::Verifier, VERIFIER_FILE, &[ABSTENTION_FILE])?;
         let path = dir.join(VERIFIER_FILE);
-        serde_json::from_str(&text).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))
+        let model = serde_json::from_str(&texts.main).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
+        let rule = texts.part(ABSTENTION_FILE).map(|text| AbstentionRule::parse(&dir.join(ABSTENTION_FILE), text)).transpose()?;
+        Ok((model, rule))
     }
 
     /// Calibrated class probabilities (in [`Label::VERDICTS`] order) for `examples`, each reading
