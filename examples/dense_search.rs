@@ -25,7 +25,9 @@ fn main() -> anyhow::Result<()> {
     let (flat, dim) = encoder.encode(&texts, TextKind::Query)?;
     vectors::write(Path::new(out), dim, &flat, VectorDtype::F32)?;
     let queries: Vec<DenseQuery> = flat.chunks(dim).map(|v| DenseQuery { vector: v, cutoff: Cutoff::none(), exclude: None }).collect();
-    let time = |ann: Ann| -> anyhow::Result<(f64, Vec<Vec<(u32, f32)>>)> {
+    // Queries a second, and each query's hits (row, score).
+    type Timed = (f64, Vec<Vec<(u32, f32)>>);
+    let time = |ann: Ann| -> anyhow::Result<Timed> {
         dense::search(&index, &queries[..1], k, ann, ef)?; // loads the graph, warms the map
         let started = Instant::now();
         let hits = dense::search(&index, &queries, k, ann, ef)?;

@@ -70,7 +70,7 @@ fn scan_chars(chars: &[char], sink: &mut Sink) {
         let c = chars[i];
         if c.is_ascii_digit() || (c == '.' && digit_at(i + 1) && (i == 0 || !chars[i - 1].is_alphanumeric())) {
             number.clear();
-            i = scan_number(&chars, i, &mut number);
+            i = scan_number(chars, i, &mut number);
             // Letters glued to the number.
             let start = i;
             while i < n && chars[i].is_alphabetic() {

@@ -37,7 +37,7 @@ const WRITER_MEMORY_PER_THREAD: usize = 32 << 20;
 pub const DOCS_PER_AUTO_THREAD: usize = 50_000;
 
 /// How an index is built.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct IndexConfig<'a> {
     /// Default BM25 parameters recorded in the manifest (searches may override them).
     pub bm25: Bm25Params,
@@ -59,12 +59,6 @@ pub struct DenseConfig<'a> {
     pub dtype: VectorDtype,
     /// Build an HNSW graph with these parameters.
     pub hnsw: Option<HnswParams>,
-}
-
-impl Default for IndexConfig<'_> {
-    fn default() -> Self {
-        IndexConfig { bm25: Bm25Params::default(), threads: 0, dense: None, doc_order: DocOrder::default() }
-    }
 }
 
 /// What a build did.

@@ -39,6 +39,9 @@ pub struct ClusterConfig {
     pub concurrency: usize,
 }
 
+/// One request of [`Cluster::request_all`]: method, path, query parameters, body.
+pub(crate) type Request = (Method, String, Vec<(&'static str, String)>, Body);
+
 impl ClusterConfig {
     /// A configuration for `urls` and `index` with the defaults: no authentication, 60 s per
     /// request, 6 retries (about 10 s of backoff in all), 4 requests in flight.
@@ -235,7 +238,7 @@ impl Cluster {
     }
 
     /// Many requests, at most `config.concurrency` in flight; answers in input order.
-    pub(crate) fn request_all(&self, requests: Vec<(Method, String, Vec<(&'static str, String)>, Body)>, action: &str) -> Result<Vec<(StatusCode, Value)>> {
+    pub(crate) fn request_all(&self, requests: Vec<Request>, action: &str) -> Result<Vec<(StatusCode, Value)>> {
         let limit = self.config.concurrency;
         self.runtime().block_on(async {
             let mut set = tokio::task::JoinSet::new();

@@ -39,8 +39,8 @@ pub use super::model::trained::ABSTENTION_FILE;
 pub enum Verifier {
     /// quantir's trained verifier, with its encoder when its features need one.
     Trained {
-        /// The model.
-        model: TrainedVerifier,
+        /// The model (boxed: the other verifiers are small beside it).
+        model: Box<TrainedVerifier>,
         /// Its encoder.
         encoder: Option<Encoder>,
         /// Its folder.
@@ -88,7 +88,7 @@ impl Verifier {
                     Some(folder) => setup.encoder.encoder(Some(folder), &setup.roots)?,
                     None => None,
                 };
-                Verifier::Trained { model, encoder, dir: dir.clone(), rule }
+                Verifier::Trained { model: Box::new(model), encoder, dir: dir.clone(), rule }
             }
             VerifierSpec::Stance(dir) => {
                 let model = StanceModel::load(dir)?;

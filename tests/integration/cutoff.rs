@@ -11,9 +11,7 @@ use quantir::retrieve::{Bm25, Cutoff, Scratch, UndatedPolicy};
 
 use crate::util::index_of;
 
-#[path = "../common/small_corpus.rs"]
-mod small_corpus;
-use small_corpus::{small_corpus, WORDS};
+use crate::small_corpus::{small_corpus, WORDS};
 
 struct Fixture {
     _dir: tempfile::TempDir,

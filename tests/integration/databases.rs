@@ -210,7 +210,7 @@ fn sql_agent_against_a_real_database() {
     let sent: Vec<Value> = requests.iter().map(|r| serde_json::from_str(r).unwrap()).collect();
     let tool_result = |claim_id: &str| -> Vec<Value> {
         let claim = claims_text(&claims, claim_id);
-        let last = sent.iter().filter(|r| r["messages"][1]["content"].as_str().unwrap().ends_with(&claim)).last().unwrap();
+        let last = sent.iter().rfind(|r| r["messages"][1]["content"].as_str().unwrap().ends_with(&claim)).unwrap();
         last["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").map(|m| serde_json::from_str(m["content"].as_str().unwrap()).unwrap()).collect()
     };
     assert_eq!(tool_result("sum-true")[0], json!({"status": "rows", "columns": ["SUM(h.count)"], "rows": [[ohio]], "truncated": false}));
@@ -281,7 +281,7 @@ fn csv_folders_and_databases_by_id() {
     let conn = rusqlite::Connection::open(&database).unwrap();
     for table in ["cities", "population", "homicides", "incidents"] {
         let mut stmt = conn.prepare(&format!("SELECT * FROM {table}")).unwrap();
-        let names: Vec<String> = stmt.column_names().into_iter().map(str::to_string).collect();
+        let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
         let mut out = csv::Writer::from_path(csv.join(format!("{table}.csv"))).unwrap();
         out.write_record(&names).unwrap();
         let mut rows = stmt.query([]).unwrap();

@@ -14,9 +14,7 @@ use serde_json::{json, Value};
 use crate::cutoff::admitted;
 use crate::util::{index_of, python, repo, scifact_run};
 
-#[path = "../common/small_corpus.rs"]
-mod small_corpus;
-use small_corpus::{small_corpus, WORDS};
+use crate::small_corpus::{small_corpus, WORDS};
 
 /// What the reference reads for one query: the first pass and the term statistics.
 fn reference_input(bm25: &Bm25<'_>, index: &Index, query: &str, feedback: &Feedback, cutoff: &Cutoff) -> Value {

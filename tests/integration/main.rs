@@ -18,6 +18,8 @@ mod layering;
 pub mod plan;
 mod scifact;
 mod regression;
+#[path = "../common/small_corpus.rs"]
+mod small_corpus;
 pub mod serve;
 pub mod stance;
 mod update;

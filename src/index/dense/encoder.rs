@@ -316,13 +316,15 @@ impl Encoder {
         order.sort_by_key(|&i| encodings[i].get_ids().len());
         let batches: Vec<&[usize]> = order.chunks(self.batch_size).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let results: Vec<Result<Vec<(usize, Vec<f32>)>>> = std::thread::scope(|scope| {
+        // Each worker's rows, with their positions in the input.
+        type Rows = Vec<(usize, Vec<f32>)>;
+        let results: Vec<Result<Rows>> = std::thread::scope(|scope| {
             let workers: Vec<_> = self
                 .sessions
                 .iter()
                 .map(|session| {
                     let (batches, next, encodings) = (&batches, &next, &encodings);
-                    scope.spawn(move || -> Result<Vec<(usize, Vec<f32>)>> {
+                    scope.spawn(move || -> Result<Rows> {
                         let mut session = session.lock().expect("encoder session lock");
                         let mut rows = Vec::new();
                         loop {

@@ -35,7 +35,7 @@ pub enum VectorDtype {
 
 /// Writes `rows` (`count × dim` values) to `path`, through a temporary file renamed into place.
 pub fn write(path: &Path, dim: usize, rows: &[f32], dtype: VectorDtype) -> Result<()> {
-    let count = if dim == 0 { 0 } else { rows.len() / dim };
+    let count = rows.len().checked_div(dim).unwrap_or(0);
     write_parts(path, dim, count, dtype, std::iter::once(Ok(rows)))
 }
 

@@ -267,7 +267,7 @@ fn load_csv(conn: &Connection, path: &Path) -> Result<()> {
 fn authorize(context: AuthContext<'_>) -> Authorization {
     match context.action {
         AuthAction::Select | AuthAction::Read { .. } | AuthAction::Function { .. } | AuthAction::Recursive => Authorization::Allow,
-        AuthAction::Pragma { pragma_name, pragma_value: _ } if matches!(pragma_name, "table_info" | "table_xinfo" | "index_list" | "index_info" | "foreign_key_list") => Authorization::Allow,
+        AuthAction::Pragma { pragma_name: "table_info" | "table_xinfo" | "index_list" | "index_info" | "foreign_key_list", pragma_value: _ } => Authorization::Allow,
         _ => Authorization::Deny,
     }
 }
@@ -319,7 +319,7 @@ impl Database {
         if !stmt.readonly() {
             return refused("only reading is allowed: the database is read-only");
         }
-        let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_string).collect();
+        let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
         self.deadline.store((self.epoch.elapsed() + self.limits.timeout).as_micros() as u64, Ordering::Relaxed);
         let outcome = (|| {
             let mut rows = stmt.query([])?;

@@ -281,12 +281,14 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
         if p.abs() < 1e-15 {
             continue;
         }
-        for row in col + 1..n {
-            let f = a[row][col] / p;
-            for k in col..n {
-                a[row][k] -= f * a[col][k];
+        let (above, below) = a.split_at_mut(col + 1);
+        let pivot_row = &above[col];
+        for (offset, row) in below.iter_mut().enumerate() {
+            let f = row[col] / p;
+            for (x, pivot) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *x -= f * pivot;
             }
-            b[row] -= f * b[col];
+            b[col + 1 + offset] -= f * b[col];
         }
     }
     let mut x = vec![0.0; n];

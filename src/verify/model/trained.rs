@@ -232,7 +232,7 @@ fn fit_relevance(set: &TrainingSet, train: &[usize]) -> RelevanceModel {
 /// positions, a random swap at odd ones, so both kinds weigh alike and Not Enough Info is half the
 /// claims.
 fn negative_of(set: &TrainingSet, position: usize) -> &Part {
-    let part = if position % 2 == 0 { &set.negatives } else { &set.swapped };
+    let part = if position.is_multiple_of(2) { &set.negatives } else { &set.swapped };
     part.as_ref().expect("abstention needs negatives and swaps")
 }
 
