@@ -81,11 +81,12 @@ class Hit:
     def to_dict(self) -> Dict[str, Any]: ...
 
 class ClaimSearch:
-    """BM25 over the run's index under one claim's cutoff: what a Python planner is handed."""
+    """The run's index under one claim's cutoff: what a Python planner is handed."""
 
     before: Optional[str]
-    def __call__(self, query: str, k: int = 10) -> List[Hit]:
-        """The top k documents for `query` published strictly before the claim's cutoff."""
+    def __call__(self, query: str, k: int = 10, retriever: Literal["bm25", "dense", "hybrid"] = "bm25") -> List[Hit]:
+        """The top k documents for `query` published strictly before the claim's cutoff, by BM25
+        or, where the index has vectors, by the dense or hybrid retriever (even in a BM25 run)."""
 
 class Index:
     """A quantir index (BM25 over the numeric-aware analyzer, optional dense vectors,

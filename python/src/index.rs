@@ -94,8 +94,11 @@ pub struct Index {
     /// Every document id as a Python string, by id rank, made on the first run of a generation:
     /// a run's dicts then share them instead of making a string per hit (at k = 1000 that was
     /// most of the cost of handing a run to Python).
-    ids: Mutex<Option<(u64, Arc<Vec<Py<PyString>>>)>>,
+    ids: Mutex<Option<(u64, IdStrings)>>,
 }
+
+/// A generation's document ids as Python strings, by id rank.
+type IdStrings = Arc<Vec<Py<PyString>>>;
 
 impl Index {
     /// `{qid: {docid: score}}` of ranked hits of `index`, with the shared id strings.
@@ -390,7 +393,11 @@ impl Index {
     ) -> PyResult<Bound<'py, PyDict>> {
         // The whole run is answered from one generation.
         let index = py.detach(|| self.live.get());
-        let setup = RunSetup::new(claims, plan, settings, index.clone(), index.manifest().bm25, LlmConfig::from_env(llm_url, llm_model, llm_key), format, |needs| if needs { self.encoder(py, &index) } else { Ok(None) })?;
+        let setup = RunSetup::new(claims, plan, settings, index.clone(), index.manifest().bm25, LlmConfig::from_env(llm_url, llm_model, llm_key), format, |need| match need {
+            EncoderNeed::No => Ok(None),
+            EncoderNeed::Needed => self.encoder(py, &index),
+            EncoderNeed::IfVectors => if index.manifest().dense.is_some() { self.encoder(py, &index) } else { Ok(None) },
+        })?;
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| run_ranked(&index, &setup.claims, &setup.request(), &reporter));
         let (lists, _, _) = reporter.finish_with(result.or_raise())?;
@@ -402,6 +409,18 @@ impl Index {
 pub(crate) fn search_settings(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<RunSettings> {
     const SEARCH: [&str; 8] = ["before", "k", "undated", "k1", "b", "retriever", "ann", "ef"];
     run_settings(kwargs, RunSettings { k: quantir::ranges::DEFAULT_SEARCH_K, ..RunSettings::DEFAULT }, Some(&SEARCH))
+}
+
+/// Whether a run loads the query encoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EncoderNeed {
+    /// BM25 only.
+    No,
+    /// The retriever or MMR encodes queries.
+    Needed,
+    /// A Python planner may search by the dense or hybrid retriever: loaded when the index has
+    /// vectors (without them, such a search is refused as a dense run is).
+    IfVectors,
 }
 
 /// Everything a run needs, from the keyword arguments `Index.run` and `OpenSearchIndex.run`
@@ -422,8 +441,8 @@ impl RunSetup {
     }
 
     /// `plan` as `Index.run` takes it, `settings` its keyword arguments over the defaults, BM25's
-    /// `k1` and `b` over `bm25` (the index's); `encoder(needed)` gives the query encoder when
-    /// `needed`.
+    /// `k1` and `b` over `bm25` (the index's); `encoder(need)` gives the query encoder as `need`
+    /// says.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new<'py>(
         claims: &Bound<'py, PyAny>,
@@ -433,7 +452,7 @@ impl RunSetup {
         bm25: Bm25Params,
         llm: Option<LlmConfig>,
         format: &str,
-        encoder: impl FnOnce(bool) -> PyResult<Option<Arc<Encoder>>>,
+        encoder: impl FnOnce(EncoderNeed) -> PyResult<Option<Arc<Encoder>>>,
     ) -> PyResult<RunSetup> {
         let claims_list = crate::convert::claims(claims, choice("format", format)?)?;
         let plan = PlanArg::from_arg(plan)?;
@@ -441,12 +460,22 @@ impl RunSetup {
         if let PlanArg::Spec(spec) = &plan {
             settings.plan = spec.clone();
         }
-        let encoder = encoder(settings.needs_encoder())?;
+        let run_needs = settings.needs_encoder();
+        // A Python planner of a BM25 run may still search by the dense retriever: the encoder is
+        // loaded for it where the index has vectors, and a failure to load it is its search's
+        // error, raised only if it searches so.
+        let (encoder, planner_encoder) = match (&plan, run_needs) {
+            (PlanArg::Callable(_), false) => (None, encoder(EncoderNeed::IfVectors).map_err(|e| e.to_string())),
+            _ => {
+                let loaded = encoder(if run_needs { EncoderNeed::Needed } else { EncoderNeed::No })?;
+                (loaded.clone(), Ok(loaded))
+            }
+        };
         let config = settings.run_config(bm25);
         let planner = match plan {
             PlanArg::Spec(_) => settings.planner(llm, encoder.clone()).or_raise()?,
             PlanArg::Callable(callable) => {
-                let queries = plan_in_python(claims.py(), &callable, &claims_list, &config, backend)?;
+                let queries = plan_in_python(claims.py(), &callable, &claims_list, &config, backend, planner_encoder)?;
                 with_mmr(Box::new(Listed { queries, origin: crate::planning::ORIGIN }), settings.mmr(), encoder.clone()).or_raise()?
             }
         };

@@ -17,7 +17,7 @@ use quantir::retrieve::Cutoff;
 
 use crate::convert::choice;
 use crate::errors::OrRaise;
-use crate::index::{at_least_one, model_roots, search_settings, Hit, RunSetup};
+use crate::index::{at_least_one, model_roots, search_settings, EncoderNeed, Hit, RunSetup};
 use crate::progress::PyProgress;
 
 /// The connection settings both constructors take.
@@ -190,7 +190,11 @@ impl OpenSearchIndex {
         progress: Option<&Bound<'_, PyAny>>,
         settings: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let setup = RunSetup::new(claims, plan, settings, self.remote.clone(), self.remote.bm25(), quantir::llm::LlmConfig::from_env(llm_url, llm_model, llm_key), format, |needed| if needed { self.needed_encoder(py).map(Some) } else { Ok(None) })?;
+        let setup = RunSetup::new(claims, plan, settings, self.remote.clone(), self.remote.bm25(), quantir::llm::LlmConfig::from_env(llm_url, llm_model, llm_key), format, |need| match need {
+            EncoderNeed::No => Ok(None),
+            EncoderNeed::Needed => self.needed_encoder(py).map(Some),
+            EncoderNeed::IfVectors => self.encoder(py),
+        })?;
         let reporter = PyProgress::from_arg(progress)?;
         let result = py.detach(|| self.remote.run(&setup.claims, &setup.request(), &reporter).map(|output| output.lists.into_run()));
         let run = reporter.finish_with(result.or_raise())?;

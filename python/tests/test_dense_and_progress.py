@@ -71,3 +71,35 @@ def test_device_cuda_without_a_gpu_runtime_is_a_clear_error_and_auto_falls_back(
     auto = quantir.Index.build(corpus, tmp_path / "auto", dense=MODEL, device="auto")
     claims = [json.loads(line) for line in open(DATA / "quantemp-sample/claims.jsonl")]
     assert auto.run(claims, retriever="dense", k=20) == dense_index.run(claims, retriever="dense", k=20)
+
+
+@pytest.mark.parametrize("retriever", ["dense", "hybrid"])
+def test_a_python_planner_searches_by_the_dense_retriever_under_the_claims_cutoff(dense_index, retriever):
+    """In a BM25 run, a planner's search(retriever=…) answers as Index.search does with the claim's
+    date as `before` (and sees nothing dated on or after it)."""
+    claims = [json.loads(line) for line in open(DATA / "quantemp-sample/claims.jsonl")]
+    hidden = 0
+
+    def planner(claim, search):
+        nonlocal hidden
+        hits = search(claim["text"], k=5, retriever=retriever)
+        expected = dense_index.search(claim["text"], before=claim["date"], k=5, retriever=retriever)
+        assert [(h.id, h.score) for h in hits] == [(h.id, h.score) for h in expected]
+        assert all(h.date is not None and h.date < claim["date"] for h in hits)
+        uncut = dense_index.search(claim["text"], k=5, retriever=retriever)
+        hidden += [h.id for h in uncut] != [h.id for h in hits]
+        assert [h.id for h in search(claim["text"], k=5)] == [h.id for h in dense_index.search(claim["text"], before=claim["date"], k=5)], "BM25 by default"
+        return [claim["text"]] + [h.text.split(". ")[0] for h in hits[:1]]
+
+    run = dense_index.run(claims, plan=planner, k=10)
+    assert len(run) == len(claims)
+    assert hidden > 0, "some claim must have later evidence the cutoff hid"
+
+
+def test_a_python_planners_dense_search_needs_vectors(quantemp_index):
+    with pytest.raises(RuntimeError, match="plan callable raised on claim") as caught:
+        quantemp_index.run(["a claim"], plan=lambda claim, search: search(claim["text"], retriever="dense"))
+    assert isinstance(caught.value.__cause__, ValueError) and "no dense vectors" in str(caught.value.__cause__)
+    with pytest.raises(RuntimeError) as caught:
+        quantemp_index.run(["a claim"], plan=lambda claim, search: search(claim["text"], retriever="splade"))
+    assert 'retriever="splade"' in str(caught.value.__cause__)

@@ -480,8 +480,20 @@ fn plan_all(claims: &[Claim], planner: &dyn Planner, backend: &dyn Backend, conf
 /// cutoff with the run's parameters, and without the claim's own id under `remove_query`. What a
 /// planner that reads evidence searches ([`ClaimLookup`], and Python's `ClaimSearch`).
 pub fn search_for_claim(backend: &dyn Backend, claim: &Claim, config: &RunConfig, query: &str, k: usize) -> Result<Vec<Evidence>> {
+    search_for_claim_by(backend, claim, config, query, k, Retriever::Bm25, None)
+}
+
+/// [`search_for_claim`] by `retriever`: dense and hybrid as [`search_query`] answers them (the
+/// run's `ann` and `ef`, with `encoder`), under the same cutoff and without the same id. Python's
+/// `ClaimSearch(query, k, retriever=…)`.
+pub fn search_for_claim_by(backend: &dyn Backend, claim: &Claim, config: &RunConfig, query: &str, k: usize, retriever: Retriever, encoder: Option<&Encoder>) -> Result<Vec<Evidence>> {
     let exclude = config.remove_query.then_some(claim.id.as_str());
-    let hits = backend.search(query, &config.cutoff_for(claim), k + usize::from(exclude.is_some()), config.bm25)?;
+    let wanted = k + usize::from(exclude.is_some());
+    let cutoff = config.cutoff_for(claim);
+    let hits = match retriever {
+        Retriever::Bm25 => backend.search(query, &cutoff, wanted, config.bm25)?,
+        _ => search_query(backend, query, &cutoff, &RunConfig { k: wanted, retriever, ..*config }, encoder)?,
+    };
     Ok(hits.into_iter().filter(|h| Some(h.id.as_str()) != exclude).take(k).collect())
 }
 
