@@ -163,7 +163,7 @@ impl Pipeline {
         let abstention = match (abstain, verifier) {
             (AbstainWith::Off, _) => None,
             // Another trained verifier's folder: its rule as that folder's record vouches for it.
-            (AbstainWith::Rule(path), _) if path.is_dir() => Some(TrainedVerifier::load_with_rule(path)?.1.ok_or_else(|| no_rule(path))?),
+            (AbstainWith::Rule(path), _) if path.is_dir() => Some(TrainedVerifier::load_rule(path)?.ok_or_else(|| no_rule(path))?),
             (AbstainWith::Rule(path), _) => Some(AbstentionRule::load(path)?),
             (AbstainWith::Own, Verifier::Trained { dir, rule, .. }) => Some(rule.clone().ok_or_else(|| no_rule(dir))?),
             (AbstainWith::Own, other) => {

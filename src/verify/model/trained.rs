@@ -423,18 +423,35 @@ impl TrainedVerifier {
     /// Reads `dir/verifier.json`, once the folder is checked to be as quantir wrote it
     /// ([`crate::provenance::read_folder`]: the model and its abstention rule).
     pub fn load(dir: &Path) -> Result<TrainedVerifier> {
-        Ok(Self::load_with_rule(dir)?.0)
+        Self::model_in(dir, &Self::checked(dir)?)
     }
 
     /// The verifier of `dir` and its abstention rule (`None` when it was trained without one),
     /// both from the bytes checked against the folder's record: a rule is never read apart from
     /// the check that vouches for it.
     pub fn load_with_rule(dir: &Path) -> Result<(TrainedVerifier, Option<AbstentionRule>)> {
-        let texts = crate::provenance::read_folder(dir, crate::provenance::Artifact::Verifier, VERIFIER_FILE, &[ABSTENTION_FILE])?;
+        let texts = Self::checked(dir)?;
+        Ok((Self::model_in(dir, &texts)?, Self::rule_in(dir, &texts)?))
+    }
+
+    /// The abstention rule of the verifier folder `dir`, checked as [`TrainedVerifier::load_with_rule`]
+    /// checks it, without parsing the model (what `--abstention-rule DIR` borrows).
+    pub fn load_rule(dir: &Path) -> Result<Option<AbstentionRule>> {
+        Self::rule_in(dir, &Self::checked(dir)?)
+    }
+
+    /// The folder's files, checked against its record.
+    fn checked(dir: &Path) -> Result<crate::provenance::FolderTexts> {
+        crate::provenance::read_folder(dir, crate::provenance::Artifact::Verifier, VERIFIER_FILE, &[ABSTENTION_FILE])
+    }
+
+    fn model_in(dir: &Path, texts: &crate::provenance::FolderTexts) -> Result<TrainedVerifier> {
         let path = dir.join(VERIFIER_FILE);
-        let model = serde_json::from_str(&texts.main).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))?;
-        let rule = texts.part(ABSTENTION_FILE).map(|text| AbstentionRule::parse(&dir.join(ABSTENTION_FILE), text)).transpose()?;
-        Ok((model, rule))
+        serde_json::from_str(&texts.main).map_err(|e| crate::io::json_error(&path, crate::error::Position { line: 1, column: Some(1) }, &e))
+    }
+
+    fn rule_in(dir: &Path, texts: &crate::provenance::FolderTexts) -> Result<Option<AbstentionRule>> {
+        texts.part(ABSTENTION_FILE).map(|text| AbstentionRule::parse(&dir.join(ABSTENTION_FILE), text)).transpose()
     }
 
     /// Calibrated class probabilities (in [`Label::VERDICTS`] order) for `examples`, each reading
